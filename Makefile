@@ -1,0 +1,45 @@
+# The user's entry to squall: `make demo` and `make test` are the two commands in the README.
+# Every target installs what is missing first (scripts/bootstrap), then drives CMake presets.
+
+SUITE ?=
+FUZZ_SECONDS ?= 30
+JOBS ?= 2
+
+.PHONY: all bootstrap release asan demo test bench fuzz format format-check clean
+
+all: release
+
+bootstrap:
+	@scripts/bootstrap
+
+release asan debug tsan: bootstrap
+	@cmake --preset $@ >/dev/null
+	@cmake --build --preset $@ -j$(JOBS)
+
+demo: release
+	@build/release/examples/hub_tour
+
+test: bootstrap format-check
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j$(JOBS)
+	@ctest --preset release
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j$(JOBS)
+	@ctest --preset asan
+
+bench: release
+	@python3 scripts/bench.py --build build/release $(if $(SUITE),--suite $(SUITE))
+
+fuzz: bootstrap
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz -j$(JOBS)
+	@scripts/fuzz build/fuzz/fuzz $(FUZZ_SECONDS)
+
+format: bootstrap
+	@git ls-files '*.h' '*.cpp' | xargs -r clang-format -i
+
+format-check:
+	@git ls-files '*.h' '*.cpp' | xargs -r clang-format --dry-run --Werror
+
+clean:
+	rm -rf build

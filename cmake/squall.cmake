@@ -1,0 +1,48 @@
+# Helpers that make adding a layer, a test, an example or a fuzz target one line.
+
+# Warnings for squall's own targets.
+function(squall_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+  if(SQUALL_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# squall_add_layer(<layer> [DEPENDS <targets...>])
+# A static library squall_<layer> from src/<layer>/*.cpp, public headers in include/.
+function(squall_add_layer layer)
+  cmake_parse_arguments(ARG "" "" "DEPENDS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${layer}/*.cpp)
+  if(NOT sources)
+    return()
+  endif()
+  add_library(squall_${layer} STATIC ${sources})
+  target_include_directories(squall_${layer} PUBLIC ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(squall_${layer} PUBLIC ${ARG_DEPENDS})
+  squall_warnings(squall_${layer})
+  set_property(GLOBAL APPEND PROPERTY SQUALL_LAYERS squall_${layer})
+endfunction()
+
+# squall_add_test(<file>): tests/<layer>/<concept>_test.cpp becomes the executable
+# <layer>_<concept>_test, linked with everything, its cases discovered by ctest.
+function(squall_add_test file)
+  get_filename_component(name ${file} NAME_WE)
+  get_filename_component(dir ${file} DIRECTORY)
+  get_filename_component(layer ${dir} NAME)
+  set(target ${layer}_${name})
+  add_executable(${target} ${file})
+  target_link_libraries(${target} PRIVATE squall squall_test_support GTest::gtest GTest::gmock)
+  squall_warnings(${target})
+  gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS ${layer}
+                       TIMEOUT 300)
+endfunction()
+
+# squall_add_example(<file>): examples/<name>.cpp becomes examples/<name>, run by ctest.
+function(squall_add_example file)
+  get_filename_component(name ${file} NAME_WE)
+  add_executable(example_${name} ${file})
+  set_target_properties(example_${name} PROPERTIES OUTPUT_NAME ${name}
+                        RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples)
+  target_link_libraries(example_${name} PRIVATE squall)
+  squall_warnings(example_${name})
+endfunction()
