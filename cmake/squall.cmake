@@ -31,7 +31,7 @@ function(squall_add_test file)
   get_filename_component(layer ${dir} NAME)
   set(target ${layer}_${name})
   add_executable(${target} ${file})
-  target_link_libraries(${target} PRIVATE squall squall_test_support GTest::gtest GTest::gmock)
+  target_link_libraries(${target} PRIVATE squall squall_test_support GTest::gtest_main GTest::gmock)
   squall_warnings(${target})
   gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS ${layer}
                        TIMEOUT 300)

@@ -12,9 +12,9 @@
 namespace squall {
 
 // X(enumerator, name, what it means)
-#define SQUALL_ERROR_KINDS(X)                                                         \
-  X(Timeout, "timeout", "an operation did not finish within its time limit")          \
-  X(Cancelled, "cancelled", "the task was killed while it waited")                    \
+#define SQUALL_ERROR_KINDS(X)                                                          \
+  X(Timeout, "timeout", "an operation did not finish within its time limit")           \
+  X(Cancelled, "cancelled", "the task was killed while it waited")                     \
   X(WouldBlockForever, "would block forever", "nothing left that could wake the task") \
   X(QueueFull, "queue full", "put_nowait on a queue at its maxsize")                   \
   X(QueueEmpty, "queue empty", "get_nowait on an empty queue")                         \
@@ -48,9 +48,9 @@ class Error : public std::runtime_error {
 };
 
 // The kinds that code catches by type get a class of their own.
-#define SQUALL_DEFINE_ERROR(Class, Kind)                                      \
-  class Class : public Error {                                                \
-   public:                                                                    \
+#define SQUALL_DEFINE_ERROR(Class, Kind)                                        \
+  class Class : public Error {                                                  \
+   public:                                                                      \
     explicit Class(std::string_view detail) : Error(ErrorKind::Kind, detail) {} \
   };
 
