@@ -1,0 +1,207 @@
+// URLs as browsers parse them: the WHATWG URL Standard's basic URL parser and serializer.
+//
+// Url::parse(input, base) follows https://url.spec.whatwg.org ("basic URL parser", no state
+// override, UTF-8 query encoding) for every scheme: the special schemes http, https, ws, wss, ftp
+// and file get the full authority, host and path treatment; any other scheme (mailto:,
+// javascript:, data:, ...) is parsed the generic way the standard prescribes, so the crawler can
+// read its scheme and skip it. data: URLs are decoded on request by Url::data_url() (the Fetch
+// Standard's data: URL processor).
+//
+// A Url keeps its serialization (href) in one string and the components as offsets into it, so
+// parsing costs one allocation and every accessor is a string_view into href(). Hosts are
+// converted to ASCII through libidn2 (UTS #46, nontransitional), so href() is always ASCII.
+//
+// Values of these types are plain data: no loop, no thread affinity; a const Url may be read from
+// any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace squall {
+
+namespace detail {
+class UrlParser;
+}
+
+// Why a URL failed to parse. Only the standard's failures are reported; its non-fatal
+// "validation errors" are not.
+enum class UrlError : uint8_t {
+  None,            // no error: the parse succeeded
+  MissingScheme,   // a relative reference without a base, or against a base with an opaque path
+  HostMissing,     // a special URL with an empty host ("http://", "http://user@/", "http://:80")
+  InvalidHost,     // the host has a forbidden code point ("http://a b/", "http://a<b/")
+  InvalidDomain,   // IDNA (UTS #46 ToASCII) rejected the domain, or it maps to nothing
+  InvalidIpv4,     // the host ends in a number but is no IPv4 address ("http://1.2.3.256/")
+  InvalidIpv6,     // a bracketed host is no IPv6 address, or the bracket is unclosed
+  InvalidPort,     // the port has a non-digit ("http://a:8x/")
+  PortOutOfRange,  // the port is above 65535
+  TooLong,         // the input is longer than Url::kMaxInputLength
+};
+
+// A short English phrase for the error, e.g. "invalid IPv6 address"; "ok" for UrlError::None.
+std::string_view url_error_message(UrlError error) noexcept;
+
+// The schemes the crawler treats differently. Everything not listed is Other.
+enum class UrlScheme : uint8_t { Http, Https, Ws, Wss, Ftp, File, Data, Other };
+
+// What kind of host a URL has.
+enum class UrlHostType : uint8_t {
+  None,    // no host at all (mailto:x, data:..., non-special URLs without "//")
+  Empty,   // an empty host ("file:///etc", "foo:///x")
+  Domain,  // an ASCII domain after IDNA ("example.com", "xn--bcher-kva.example")
+  Ipv4,    // a dotted-quad IPv4 address
+  Ipv6,    // a bracketed IPv6 address, serialized in the standard's compressed form
+  Opaque,  // the host of a non-special URL, kept percent-encoded as written
+};
+
+// The result of the Fetch Standard's data: URL processor.
+struct DataUrl {
+  std::string mime_type;  // serialized MIME type, e.g. "text/plain;charset=US-ASCII"
+  std::string essence;    // type/subtype in lower case, e.g. "text/html"
+  std::string charset;    // the charset parameter as written, or empty when there is none
+  std::string body;       // the decoded bytes (percent-decoded, then base64-decoded if ";base64")
+};
+
+class UrlResult;
+
+// A parsed, serialized URL. Immutable: build a new one with Url::parse to change it.
+class Url {
+ public:
+  // Inputs longer than this fail with UrlError::TooLong (offsets are 32-bit).
+  static constexpr size_t kMaxInputLength = size_t{1} << 28;
+
+  // Parses `input` (UTF-8) as the standard's basic URL parser does, resolving it against `base`
+  // when it is relative. Leading and trailing C0 controls and spaces are stripped and tabs and
+  // newlines removed first. `base` must outlive the call only; the result shares nothing with it.
+  // Invalid UTF-8 in paths, queries and fragments is percent-encoded byte by byte (browsers would
+  // see U+FFFD); in a host it makes the parse fail. Never throws except std::bad_alloc.
+  static UrlResult parse(std::string_view input, const Url* base = nullptr);
+
+  // The serialization, e.g. "https://user@example.com:8080/a/b?q#f". Always ASCII.
+  const std::string& href() const noexcept { return href_; }
+  // The scheme in lower case, without ':' ("https").
+  std::string_view scheme() const noexcept { return {href_.data(), scheme_end_}; }
+  UrlScheme scheme_kind() const noexcept { return scheme_kind_; }
+  // http, https, ws, wss, ftp or file: the schemes with hosts and hierarchical paths.
+  bool is_special() const noexcept { return special_; }
+  // http or https: what the crawler fetches over the network.
+  bool is_http() const noexcept {
+    return scheme_kind_ == UrlScheme::Http || scheme_kind_ == UrlScheme::Https;
+  }
+
+  // Userinfo, percent-encoded as serialized; empty when absent.
+  std::string_view username() const noexcept;
+  std::string_view password() const noexcept;
+  bool has_credentials() const noexcept { return username_end_ != host_start_; }
+
+  // The serialized host without port: "example.com", "10.0.0.1", "[::1]"; empty when absent.
+  std::string_view host() const noexcept { return slice(host_start_, host_end_); }
+  // The host as a resolver wants it: like host() but IPv6 without brackets ("::1").
+  std::string_view hostname_for_connect() const noexcept;
+  bool has_host() const noexcept { return host_type_ != UrlHostType::None; }
+  UrlHostType host_type() const noexcept { return host_type_; }
+
+  // The explicit port; nullopt when absent or equal to the scheme's default (which the
+  // standard drops: "http://a:80/" has no port).
+  std::optional<uint16_t> port() const noexcept;
+  // port(), or else the scheme's default port (80 for http and ws, 443 for https and wss, 21 for
+  // ftp); nullopt for schemes without one.
+  std::optional<uint16_t> effective_port() const noexcept;
+  // "host:port" with the effective port, e.g. "example.com:443" or "[::1]:80", for connection
+  // pools and politeness keys; empty when there is no host or no known port.
+  std::string host_port() const;
+  // The standard's origin serialization: "https://example.com:8443" for http(s), ws(s) and ftp
+  // URLs, "null" for every other URL (opaque origins).
+  std::string origin() const;
+
+  // The path as serialized: "/a/b" for hierarchical URLs (special URLs always start with '/'),
+  // the opaque text after ':' for URLs such as "mailto:x@y" (see has_opaque_path()).
+  std::string_view path() const noexcept { return slice(path_start_, path_end()); }
+  bool has_opaque_path() const noexcept { return opaque_path_; }
+  // The query without '?', and the fragment without '#'. Empty both when absent and when
+  // present but empty; has_query()/has_fragment() tell the two apart ("http://a/?" keeps its '?').
+  std::string_view query() const noexcept;
+  std::string_view fragment() const noexcept;
+  bool has_query() const noexcept { return query_start_ != kNone; }
+  bool has_fragment() const noexcept { return fragment_start_ != kNone; }
+  // The path and '?'-query, the request-target of an HTTP request: "/a/b?q".
+  std::string_view request_target() const noexcept { return slice(path_start_, fragment_end()); }
+
+  // The key under which the crawler deduplicates URLs: href() without the fragment and its '#'.
+  // Nothing else is changed, because everything else may be told apart by a server. Points into
+  // href(): valid as long as this Url.
+  std::string_view dedup_key() const noexcept { return slice(0, fragment_end()); }
+  // This URL without its fragment, so that normalized().href() == dedup_key().
+  Url normalized() const;
+
+  // Decodes a data: URL per the Fetch Standard: MIME type (defaulting to
+  // "text/plain;charset=US-ASCII" when absent or invalid) and body. nullopt when the scheme is
+  // not data, when there is no ',' or when ";base64" is given and the body is not valid base64.
+  std::optional<DataUrl> data_url() const;
+
+  // URLs are equal when their serializations are.
+  friend bool operator==(const Url& a, const Url& b) noexcept { return a.href_ == b.href_; }
+
+ private:
+  friend class detail::UrlParser;
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  Url() = default;
+  std::string_view slice(uint32_t begin, uint32_t end) const noexcept {
+    return {href_.data() + begin, end - begin};
+  }
+  uint32_t size32() const noexcept { return static_cast<uint32_t>(href_.size()); }
+  uint32_t fragment_end() const noexcept {
+    return fragment_start_ == kNone ? size32() : fragment_start_;
+  }
+  uint32_t path_end() const noexcept {
+    return query_start_ == kNone ? fragment_end() : query_start_;
+  }
+
+  // href_ = scheme ':' [ '//' [username [':' password] '@'] host [':' port] ] ['/.'] path
+  //         ['?' query] ['#' fragment]
+  std::string href_;
+  uint32_t scheme_end_ = 0;          // index of the ':' after the scheme
+  uint32_t username_end_ = 0;        // end of the username (== host_start_ without credentials)
+  uint32_t host_start_ = 0;          // start of the host (after '@' if any)
+  uint32_t host_end_ = 0;            // end of the host (':' of the port, or the path)
+  uint32_t path_start_ = 0;          // start of the path (after the "/." marker if any)
+  uint32_t query_start_ = kNone;     // index of '?', or kNone
+  uint32_t fragment_start_ = kNone;  // index of '#', or kNone
+  uint16_t port_ = 0;
+  bool has_port_ = false;
+  bool special_ = false;
+  bool opaque_path_ = false;
+  bool dot_slash_ = false;  // "/." inserted before a path starting with "//" (no host)
+  UrlScheme scheme_kind_ = UrlScheme::Other;
+  UrlHostType host_type_ = UrlHostType::None;
+};
+
+// Either a Url or the reason there is none. Test it before dereferencing.
+class UrlResult {
+ public:
+  UrlResult(Url url) : url_(std::move(url)) {}  // NOLINT: implicit by design
+  UrlResult(UrlError error) : error_(error) {}  // NOLINT: implicit by design
+
+  bool ok() const noexcept { return url_.has_value(); }
+  explicit operator bool() const noexcept { return ok(); }
+  // UrlError::None when ok().
+  UrlError error() const noexcept { return error_; }
+
+  // The URL; undefined behaviour unless ok().
+  const Url& value() const& noexcept { return *url_; }
+  Url&& value() && noexcept { return std::move(*url_); }
+  const Url& operator*() const& noexcept { return *url_; }
+  Url&& operator*() && noexcept { return std::move(*url_); }
+  const Url* operator->() const noexcept { return &*url_; }
+
+ private:
+  std::optional<Url> url_;
+  UrlError error_ = UrlError::None;
+};
+
+}  // namespace squall
