@@ -1,12 +1,13 @@
 // The WHATWG basic URL parser and serializer, writing the serialization directly into one string.
 #include "squall/crawl/url.h"
 
+#include "squall/crawl/sniff.h"
+
 #include <idn2.h>
 
 #include <algorithm>
 #include <array>
 #include <utility>
-#include <vector>
 
 namespace squall {
 
@@ -407,26 +408,11 @@ std::optional<std::string> domain_to_ascii(std::string_view domain) {
   return result;
 }
 
-// --- The Fetch Standard's data: URL processor and the MIME Sniffing Standard's MIME type parser.
+// --- Helpers of the Fetch Standard's data: URL processor.
 
 bool is_ascii_whitespace(char c) {
   return c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' ';
 }
-bool is_http_whitespace(char c) {
-  return c == '\t' || c == '\n' || c == '\r' || c == ' ';
-}
-bool is_token(char c) {
-  if (is_alpha(c) || is_digit(c)) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-bool is_token(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_token(c); });
-}
-bool is_quoted_string_char(char c) {
-  auto u = static_cast<unsigned char>(c);
-  return c == '\t' || (u >= 0x20 && u != 0x7F);
-}
-
 std::string_view trim(std::string_view s, bool (*space)(char)) {
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
@@ -472,91 +458,6 @@ std::optional<std::string> forgiving_base64_decode(std::string_view in) {
     }
   }
   return out;
-}
-
-// Parses a MIME type into `result` (mime_type serialized, essence, charset); false on failure.
-bool parse_mime_type(std::string_view in, DataUrl& result) {
-  in = trim(in, is_http_whitespace);
-  size_t slash = in.find('/');
-  if (slash == std::string_view::npos) return false;
-  std::string_view type = in.substr(0, slash);
-  size_t semicolon = in.find(';', slash + 1);
-  std::string_view subtype =
-      in.substr(slash + 1, semicolon == in.npos ? in.npos : semicolon - slash - 1);
-  while (!subtype.empty() && is_http_whitespace(subtype.back())) subtype.remove_suffix(1);
-  if (!is_token(type) || !is_token(subtype)) return false;
-  std::string essence;
-  for (char c : type) essence.push_back(to_lower(c));
-  essence.push_back('/');
-  for (char c : subtype) essence.push_back(to_lower(c));
-
-  std::vector<std::pair<std::string, std::string>> parameters;
-  size_t p = semicolon;
-  while (p != std::string_view::npos && p < in.size()) {
-    ++p;  // the ';'
-    while (p < in.size() && is_http_whitespace(in[p])) ++p;
-    size_t name_end = p;
-    while (name_end < in.size() && in[name_end] != ';' && in[name_end] != '=') ++name_end;
-    std::string name;
-    for (size_t i = p; i < name_end; ++i) name.push_back(to_lower(in[i]));
-    p = name_end;
-    if (p < in.size()) {
-      if (in[p] == ';') continue;
-      ++p;  // the '='
-    }
-    if (p >= in.size()) break;
-    std::string value;
-    if (in[p] == '"') {
-      ++p;
-      while (p < in.size()) {
-        char c = in[p];
-        if (c == '"') break;
-        if (c == '\\') {
-          if (++p >= in.size()) {
-            value.push_back('\\');
-            break;
-          }
-          c = in[p];
-        }
-        value.push_back(c);
-        ++p;
-      }
-      while (p < in.size() && in[p] != ';') ++p;
-    } else {
-      size_t end = p;
-      while (end < in.size() && in[end] != ';') ++end;
-      std::string_view raw = in.substr(p, end - p);
-      while (!raw.empty() && is_http_whitespace(raw.back())) raw.remove_suffix(1);
-      p = end;
-      if (raw.empty()) continue;
-      value = raw;
-    }
-    bool seen = std::any_of(parameters.begin(), parameters.end(),
-                            [&](const auto& param) { return param.first == name; });
-    if (is_token(name) && !seen &&
-        std::all_of(value.begin(), value.end(), [](char c) { return is_quoted_string_char(c); }))
-      parameters.emplace_back(std::move(name), std::move(value));
-  }
-
-  result.mime_type = essence;
-  result.essence = std::move(essence);
-  for (const auto& [name, value] : parameters) {
-    result.mime_type += ';';
-    result.mime_type += name;
-    result.mime_type += '=';
-    if (!value.empty() && is_token(value)) {
-      result.mime_type += value;
-    } else {
-      result.mime_type += '"';
-      for (char c : value) {
-        if (c == '"' || c == '\\') result.mime_type += '\\';
-        result.mime_type += c;
-      }
-      result.mime_type += '"';
-    }
-    if (name == "charset") result.charset = value;
-  }
-  return true;
 }
 
 }  // namespace
@@ -1274,10 +1175,6 @@ Url Url::normalized() const {
   return copy;
 }
 
-}  // namespace squall
-
-namespace squall {
-
 std::optional<DataUrl> Url::data_url() const {
   using namespace detail;
   if (scheme_kind_ != UrlScheme::Data) return std::nullopt;
@@ -1299,7 +1196,11 @@ std::optional<DataUrl> Url::data_url() const {
     }
   }
   std::string type = mime.starts_with(';') ? "text/plain" + std::string(mime) : std::string(mime);
-  if (!parse_mime_type(type, result)) {
+  if (auto parsed = parse_mime_type(type)) {
+    result.mime_type = parsed->serialize();
+    result.essence = parsed->essence();
+    result.charset = parsed->parameter("charset").value_or("");
+  } else {
     result.mime_type = "text/plain;charset=US-ASCII";
     result.essence = "text/plain";
     result.charset = "US-ASCII";

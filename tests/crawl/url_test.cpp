@@ -431,6 +431,11 @@ const std::vector<Case> kRelative = {
     {"http:/x", "http://a/b/c", "http://a/x"},
     {"http:///x", "http://a/b/c", "http://x/"},
     {"HTTP://A/", "https://b/", "http://a/"},
+    {"http:", "http://a/b?q#f", "http://a/b?q"},
+    {"http:?x", "http://a/b?q#f", "http://a/b?x"},
+    {"https:", "http://a/b", nullptr},
+    {"http://a@b:c@d/", nullptr, "http://a%40b:c@d/"},
+    {"http://a:b@c@d/", nullptr, "http://a:b%40c@d/"},
     {"../x?y#z", "http://a/b/c/d", "http://a/b/x?y#z"},
     {"..", "http://a/", "http://a/"},
     {"x", "http://a/b/", "http://a/b/x"},
@@ -507,6 +512,10 @@ const std::vector<Case> kFiles = {
     {"..", "file:///C:/", "file:///C:/"},
     {"file:x", "http://a/b", "file:///x"},
     {"file:x", "file:///a/b", "file:///a/x"},
+    {"file:", "file:///a/b?q#f", "file:///a/b?q"},
+    {"//", "file:///a/b", "file:///"},
+    {"file://a%2Fb/", nullptr, nullptr},
+    {"file://localhost", nullptr, "file:///"},
 };
 
 const std::vector<Case> kDataUrls = {
