@@ -175,10 +175,10 @@ void Loop::run_forever() {
   stopping_ = false;
 }
 
-void Loop::run_once(TimePoint wait_limit) {
+void Loop::run_once(TimePoint wait_limit, bool block_when_idle) {
   fire_due_timers();
   run_ready();
-  if (ready_.empty() || ran_since_poll_ >= kReadyBudget) poll(wait_limit);
+  if (ready_.empty() || ran_since_poll_ >= kReadyBudget) poll(wait_limit, block_when_idle);
   take_threadsafe_callbacks();
 }
 
@@ -208,9 +208,9 @@ void Loop::run_ready() {
   }
 }
 
-void Loop::poll(TimePoint wait_limit) {
+void Loop::poll(TimePoint wait_limit, bool block_when_idle) {
   int timeout_ms = -1;
-  if (!ready_.empty() || stopping_) {
+  if (!ready_.empty() || stopping_ || (!block_when_idle && !has_pending_work())) {
     timeout_ms = 0;
   } else {
     TimePoint until = wait_limit;

@@ -59,7 +59,7 @@ void run_until_done(Loop& loop, TaskState& task, Timeout timeout) {
       kill_and_drain(loop, task, std::make_exception_ptr(WouldBlockForeverError(message)));
       throw WouldBlockForeverError(message);
     }
-    loop.run_once(deadline);
+    loop.run_once(deadline, /*block_when_idle=*/false);
   }
   loop.clear_stop();
 }

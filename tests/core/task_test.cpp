@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "support/loop_test.h"
+#include "support/loop_fixture.h"
 
 namespace squall {
 namespace {

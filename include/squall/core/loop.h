@@ -112,8 +112,9 @@ class Loop {
   void stop() noexcept { stopping_ = true; }
   bool stopping() const noexcept { return stopping_; }
   void clear_stop() noexcept { stopping_ = false; }
-  // One iteration (see the phases above); blocks for I/O at most until `wait_limit`.
-  void run_once(TimePoint wait_limit = TimePoint::max());
+  // One iteration (see the phases above); blocks for I/O at most until `wait_limit`, and not
+  // at all when there is no pending work and `block_when_idle` is false (run_sync's case).
+  void run_once(TimePoint wait_limit = TimePoint::max(), bool block_when_idle = true);
 
   // While a KeepAlive lives, the loop counts as having pending work: hold one while another
   // thread is expected to call_soon_threadsafe, or run_sync could decide nothing can happen.
@@ -156,7 +157,7 @@ class Loop {
 
   void fire_due_timers();
   void run_ready();
-  void poll(TimePoint wait_limit);
+  void poll(TimePoint wait_limit, bool block_when_idle);
   void take_threadsafe_callbacks();
 
   detail::ReadyQueue ready_;

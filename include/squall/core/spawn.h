@@ -33,7 +33,7 @@ class TypedTaskState final : public TaskState {
 
  private:
   void take_result(PromiseBase& promise) noexcept override {
-    auto& p = static_cast<Promise<T>&>(promise);
+    auto& p = static_cast<TaskPromise<T>&>(promise);
     if (!p.error()) value_.emplace(p.result());
   }
   std::optional<T> value_;

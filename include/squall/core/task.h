@@ -63,7 +63,7 @@ class PromiseBase {
 };
 
 template <class T>
-class Promise final : public PromiseBase {
+class TaskPromise final : public PromiseBase {
  public:
   Task<T> get_return_object() noexcept;
 
@@ -83,7 +83,7 @@ class Promise final : public PromiseBase {
 };
 
 template <>
-class Promise<void> final : public PromiseBase {
+class TaskPromise<void> final : public PromiseBase {
  public:
   Task<void> get_return_object() noexcept;
   void return_void() noexcept {}
@@ -97,7 +97,7 @@ class Promise<void> final : public PromiseBase {
 template <class T>
 class [[nodiscard]] Task {
  public:
-  using promise_type = detail::Promise<T>;
+  using promise_type = detail::TaskPromise<T>;
   using value_type = T;
 
   Task() noexcept = default;
@@ -140,7 +140,7 @@ class [[nodiscard]] Task {
   std::coroutine_handle<promise_type> release() noexcept { return std::exchange(h_, nullptr); }
 
  private:
-  friend class detail::Promise<T>;
+  friend class detail::TaskPromise<T>;
   explicit Task(std::coroutine_handle<promise_type> h) noexcept : h_(h) {}
   std::coroutine_handle<promise_type> h_;
 };
@@ -148,12 +148,12 @@ class [[nodiscard]] Task {
 namespace detail {
 
 template <class T>
-Task<T> Promise<T>::get_return_object() noexcept {
-  return Task<T>{std::coroutine_handle<Promise<T>>::from_promise(*this)};
+Task<T> TaskPromise<T>::get_return_object() noexcept {
+  return Task<T>{std::coroutine_handle<TaskPromise<T>>::from_promise(*this)};
 }
 
-inline Task<void> Promise<void>::get_return_object() noexcept {
-  return Task<void>{std::coroutine_handle<Promise<void>>::from_promise(*this)};
+inline Task<void> TaskPromise<void>::get_return_object() noexcept {
+  return Task<void>{std::coroutine_handle<TaskPromise<void>>::from_promise(*this)};
 }
 
 }  // namespace detail

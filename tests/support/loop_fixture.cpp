@@ -1,5 +1,5 @@
 // The loop fixture's checks and the log capture.
-#include "support/loop_test.h"
+#include "support/loop_fixture.h"
 
 namespace squall::test {
 
