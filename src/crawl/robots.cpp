@@ -195,6 +195,14 @@ bool pattern_matches(std::string_view pattern, bool anchored, bool has_star,
   }
 }
 
+// The index key of the first `length` (1 to 3) octets of `s`; the length is part of the key.
+uint32_t prefix_key(std::string_view s, size_t length) {
+  uint32_t key = static_cast<uint32_t>(length) << 24;
+  for (size_t i = 0; i < length; ++i)
+    key |= static_cast<uint32_t>(static_cast<unsigned char>(s[i])) << (8 * (2 - i));
+  return key;
+}
+
 // Receives the records of a file in order and builds its groups.
 class Builder {
  public:
@@ -273,6 +281,21 @@ RobotsRules::RobotsRules(std::vector<RobotsRule> rules,
     if (a.kind != b.kind) return a.kind == RobotsRuleKind::Allow;
     return a.line < b.line;
   });
+  compiled_.reserve(rules_.size());
+  for (size_t i = 0; i < rules_.size(); ++i) {
+    std::string_view pattern = rules_[i].pattern;
+    const bool anchored = pattern.ends_with('$');
+    if (anchored) pattern.remove_suffix(1);
+    const size_t star = pattern.find('*');
+    compiled_.push_back({anchored, star != std::string_view::npos});
+    const size_t prefix = std::min(star, pattern.size());
+    const auto index = static_cast<uint32_t>(i);
+    if (prefix == 0) {
+      unprefixed_.push_back(index);
+    } else {
+      by_prefix_[detail::prefix_key(pattern, std::min<size_t>(prefix, 3))].push_back(index);
+    }
+  }
 }
 
 RobotsMatch RobotsRules::match(std::string_view path_and_query) const {
@@ -293,15 +316,31 @@ RobotsMatch RobotsRules::match(std::string_view path_and_query) const {
   }
   if (path == "/robots.txt") return {};
 
-  for (const RobotsRule& rule : rules_) {
-    std::string_view pattern = rule.pattern;
-    const bool anchored = pattern.ends_with('$');
-    if (anchored) pattern.remove_suffix(1);
-    const bool has_star = pattern.find('*') != std::string_view::npos;
-    if (detail::pattern_matches(pattern, anchored, has_star, path))
-      return {rule.kind == RobotsRuleKind::Allow, &rule};
+  // The candidates are the rules whose literal prefix agrees with the path's first 1, 2 or 3
+  // octets, plus those without a prefix: up to four ascending lists, walked merged so that
+  // rules are still tried in precedence order and the first match decides.
+  std::array<const std::vector<uint32_t>*, 4> lists{};
+  std::array<size_t, 4> next{};
+  size_t count = 0;
+  if (!unprefixed_.empty()) lists[count++] = &unprefixed_;
+  for (size_t length = 1; length <= 3 && length <= path.size(); ++length) {
+    const auto found = by_prefix_.find(detail::prefix_key(path, length));
+    if (found != by_prefix_.end()) lists[count++] = &found->second;
   }
-  return {};
+  for (;;) {
+    size_t best = count;
+    for (size_t l = 0; l < count; ++l) {
+      if (next[l] < lists[l]->size() &&
+          (best == count || (*lists[l])[next[l]] < (*lists[best])[next[best]]))
+        best = l;
+    }
+    if (best == count) return {};
+    const uint32_t i = (*lists[best])[next[best]++];
+    std::string_view pattern = rules_[i].pattern;
+    if (compiled_[i].anchored) pattern.remove_suffix(1);
+    if (detail::pattern_matches(pattern, compiled_[i].anchored, compiled_[i].has_star, path))
+      return {rules_[i].kind == RobotsRuleKind::Allow, &rules_[i]};
+  }
 }
 
 RobotsTxt RobotsTxt::parse(std::string_view body) {

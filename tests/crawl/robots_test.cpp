@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "support/bytes.h"
 
@@ -271,6 +273,57 @@ TEST(RobotsRules, PatternsMatchAsGooglesDocumentationDescribes) {
     const std::string body = "User-agent: *\nDisallow: " + std::string(c.pattern) + "\n";
     EXPECT_EQ(!allowed(body, "squall", c.path), c.matches)
         << "pattern " << c.pattern << " path " << c.path;
+  }
+}
+
+// An independent matcher for canonical patterns and paths: `*` by backtracking, final `$`.
+bool reference_matches(std::string_view pattern, std::string_view path, bool anchored) {
+  if (pattern.empty()) return !anchored || path.empty();
+  if (pattern.front() == '*') {
+    for (size_t skip = 0; skip <= path.size(); ++skip)
+      if (reference_matches(pattern.substr(1), path.substr(skip), anchored)) return true;
+    return false;
+  }
+  return !path.empty() && path.front() == pattern.front() &&
+         reference_matches(pattern.substr(1), path.substr(1), anchored);
+}
+
+TEST(RobotsRules, IndexedMatchingAgreesWithTryingEveryRuleInPrecedenceOrder) {
+  std::mt19937 rng(2024);
+  const std::vector<std::string> pattern_parts = {"/", "a", "b", "ab", "*", "%41", "%2A", "?"};
+  const std::vector<std::string> path_parts = {"/", "a", "b", "A", "*", "$", "?", "%2a"};
+  const auto random_string = [&](const std::vector<std::string>& parts, size_t max_parts) {
+    std::string out;
+    for (size_t n = rng() % (max_parts + 1); n > 0; --n) out += parts[rng() % parts.size()];
+    return out;
+  };
+  for (int file = 0; file < 200; ++file) {
+    std::string body = "User-agent: *\n";
+    for (int r = 0; r < 12; ++r) {
+      body += rng() % 2 ? "Allow: " : "Disallow: ";
+      body += (rng() % 4 ? "/" : "") + random_string(pattern_parts, 5) + (rng() % 4 ? "" : "$");
+      body += "\n";
+    }
+    const RobotsRules rules = parse(body).rules_for("x");
+    for (int p = 0; p < 50; ++p) {
+      const std::string path = "/" + random_string(path_parts, 6);
+      const std::string canonical = detail::robots_canonical(path, false);
+      const RobotsRule* expected = nullptr;
+      if (canonical != "/robots.txt") {
+        for (const RobotsRule& rule : rules.rules()) {
+          std::string_view pattern = rule.pattern;
+          const bool anchored = pattern.ends_with('$');
+          if (anchored) pattern.remove_suffix(1);
+          if (reference_matches(pattern, canonical, anchored)) {
+            expected = &rule;
+            break;
+          }
+        }
+      }
+      const RobotsMatch got = rules.match(path);
+      ASSERT_EQ(got.rule, expected) << body << "path " << path;
+      EXPECT_EQ(got.allowed, expected == nullptr || expected->kind == RobotsRuleKind::Allow);
+    }
   }
 }
 

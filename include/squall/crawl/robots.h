@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace squall {
@@ -71,7 +72,8 @@ struct RobotsMatch {
 // Matching follows RFC 9309 section 2.2.2: the rule with the longest pattern (in octets, after
 // normalisation) wins, allow wins a tie, no matching rule means allowed, and /robots.txt is always
 // allowed. Matching does not allocate unless the path needs percent-encoding normalisation and is
-// longer than about 300 octets.
+// longer than about 300 octets. Rules are indexed by the first octets of their literal prefix, so
+// a match only tries the rules that could apply to the path's first three octets.
 class RobotsRules {
  public:
   // No rules: everything is allowed.
@@ -94,7 +96,18 @@ class RobotsRules {
   std::optional<std::chrono::milliseconds> crawl_delay() const { return crawl_delay_; }
 
  private:
+  // What matching needs of rules_[i], worked out once.
+  struct Compiled {
+    bool anchored;  // the pattern ends with the `$` anchor
+    bool has_star;
+  };
+
   std::vector<RobotsRule> rules_;
+  std::vector<Compiled> compiled_;
+  // Indices into rules_ (ascending, so in precedence order) keyed by the first 1-3 octets of the
+  // literal prefix (the pattern up to its first `*`), and the rules whose prefix is empty.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> by_prefix_;
+  std::vector<uint32_t> unprefixed_;
   std::optional<std::chrono::milliseconds> crawl_delay_;
 };
 
