@@ -1,11 +1,20 @@
 // The core layer in one include: loop, tasks, spawning, time, waiting, queues and locks.
 #pragma once
 
+#include "squall/core/condition.h"
 #include "squall/core/error.h"
+#include "squall/core/event.h"
+#include "squall/core/future.h"
+#include "squall/core/io.h"
+#include "squall/core/lock.h"
 #include "squall/core/log.h"
 #include "squall/core/loop.h"
+#include "squall/core/periodic.h"
+#include "squall/core/queue.h"
+#include "squall/core/semaphore.h"
 #include "squall/core/sleep.h"
 #include "squall/core/spawn.h"
 #include "squall/core/task.h"
 #include "squall/core/time.h"
 #include "squall/core/timeout.h"
+#include "squall/core/wait.h"
