@@ -836,7 +836,10 @@ UrlResult UrlParser::run() {
 // The authority state and the host and port states it hands over to, on in_[p_, end).
 UrlError UrlParser::parse_authority(size_t end) {
   std::string_view authority = in_.substr(p_, end - p_);
+  // A relative reference's authority replaces all of the base's, port included.
   out().resize(url_.scheme_end_ + 1);
+  url_.has_port_ = false;
+  url_.port_ = 0;
   out() += "//";
   uint32_t username_start = pos();
   // Every '@' but the last belongs to the userinfo (and is encoded there); the first ':' of the

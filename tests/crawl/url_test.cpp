@@ -428,6 +428,10 @@ const std::vector<Case> kRelative = {
     {"c", "http://a:8080/b", "http://a:8080/c"},
     {"c", "http://u:p@a/b", "http://u:p@a/c"},
     {"//b/", "http://u:p@a/x", "http://b/"},
+    {"//b/", "http://a:81/x", "http://b/"},
+    {"//b:82/", "http://a:81/x", "http://b:82/"},
+    {"///", "foo://h:81/x", "foo:///"},
+    {"//h2/x", "foo://h:81/a/b", "foo://h2/x"},
     {"http:/x", "http://a/b/c", "http://a/x"},
     {"http:///x", "http://a/b/c", "http://x/"},
     {"HTTP://A/", "https://b/", "http://a/"},
@@ -609,8 +613,17 @@ TEST(Url, ReparsingTheSerializationGivesTheSameUrl) {
       ASSERT_TRUE(second.ok()) << url_error_message(second.error());
       EXPECT_EQ(second->href(), first->href());
       EXPECT_EQ(*second, *first);
-      EXPECT_EQ(second->path(), first->path());
+      EXPECT_EQ(second->scheme(), first->scheme());
+      EXPECT_EQ(second->username(), first->username());
+      EXPECT_EQ(second->password(), first->password());
       EXPECT_EQ(second->host(), first->host());
+      EXPECT_EQ(second->host_type(), first->host_type());
+      EXPECT_EQ(second->port(), first->port());
+      EXPECT_EQ(second->path(), first->path());
+      EXPECT_EQ(second->has_query(), first->has_query());
+      EXPECT_EQ(second->query(), first->query());
+      EXPECT_EQ(second->has_fragment(), first->has_fragment());
+      EXPECT_EQ(second->fragment(), first->fragment());
       if (c.base) {
         UrlResult third = parse_exact(first->href(), c.base);
         ASSERT_TRUE(third.ok());
