@@ -301,12 +301,15 @@ TEST(RobotsRules, IndexedMatchingAgreesWithTryingEveryRuleInPrecedenceOrder) {
     std::string body = "User-agent: *\n";
     for (int r = 0; r < 12; ++r) {
       body += rng() % 2 ? "Allow: " : "Disallow: ";
-      body += (rng() % 4 ? "/" : "") + random_string(pattern_parts, 5) + (rng() % 4 ? "" : "$");
+      if (rng() % 4) body += '/';
+      body += random_string(pattern_parts, 5);
+      if (rng() % 4 == 0) body += '$';
       body += "\n";
     }
     const RobotsRules rules = parse(body).rules_for("x");
     for (int p = 0; p < 50; ++p) {
-      const std::string path = "/" + random_string(path_parts, 6);
+      std::string path = "/";
+      path += random_string(path_parts, 6);
       const std::string canonical = detail::robots_canonical(path, false);
       const RobotsRule* expected = nullptr;
       if (canonical != "/robots.txt") {

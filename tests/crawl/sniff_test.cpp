@@ -122,7 +122,8 @@ TEST(Sniffing, HtmlSignaturesAreFoundWhenTheTypeIsMissing) {
        {"!DOCTYPE HTML", "HTML", "HEAD", "SCRIPT", "IFRAME", "H1", "DIV", "FONT", "TABLE", "A",
         "STYLE", "TITLE", "B", "BODY", "BR", "P", "!--"}) {
     for (std::string_view end : {">", " "}) {
-      const std::string body = "<" + std::string(tag) + std::string(end) + "rest";
+      std::string body = "<";
+      body.append(tag).append(end).append("rest");
       EXPECT_EQ(sniffed(std::nullopt, body), "text/html") << body;
     }
   }
