@@ -8,16 +8,13 @@
 
 namespace squall {
 
-PeriodicCallback::PeriodicCallback(std::function<void()> fn, Duration period)
-    : loop_(Loop::current()), plain_(std::move(fn)), period_(period) {
+PeriodicCallback::PeriodicCallback(Functions fns, Duration period)
+    : loop_(Loop::current()),
+      plain_(std::move(fns.plain)),
+      coroutine_(std::move(fns.coroutine)),
+      period_(period) {
   if (period <= Duration::zero())
-    throw InvalidArgumentError("PeriodicCallback: period must be positive");
-}
-
-PeriodicCallback::PeriodicCallback(std::function<Task<void>()> fn, Duration period)
-    : loop_(Loop::current()), coroutine_(std::move(fn)), period_(period) {
-  if (period <= Duration::zero())
-    throw InvalidArgumentError("PeriodicCallback: period must be positive");
+    throw InvalidArgumentError("PeriodicCallback: the period must be positive");
 }
 
 PeriodicCallback::~PeriodicCallback() {

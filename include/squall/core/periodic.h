@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <optional>
+#include <type_traits>
 
 #include "squall/core/loop.h"
 #include "squall/core/spawn.h"
@@ -16,10 +17,11 @@ namespace squall {
 
 class PeriodicCallback {
  public:
-  // A plain function, run on the loop at every tick. Exceptions are logged.
-  PeriodicCallback(std::function<void()> fn, Duration period);
-  // A coroutine, spawned at every tick unless the previous one is still running.
-  PeriodicCallback(std::function<Task<void>()> fn, Duration period);
+  // `fn` is a plain function, run on the loop at every tick, or a function returning
+  // Task<void>, spawned at every tick unless the previous one is still running. Exceptions
+  // are logged. InvalidArgumentError if the period is not positive.
+  template <class F, class = std::enable_if_t<std::is_invocable_v<F&>>>
+  PeriodicCallback(F fn, Duration period) : PeriodicCallback(functions(std::move(fn)), period) {}
   // Stops; a coroutine invocation still running is left to finish.
   ~PeriodicCallback();
   PeriodicCallback(const PeriodicCallback&) = delete;
@@ -36,6 +38,19 @@ class PeriodicCallback {
   size_t ticks_missed() const noexcept { return ticks_missed_; }
 
  private:
+  struct Functions {
+    std::function<void()> plain;
+    std::function<Task<void>()> coroutine;
+  };
+  template <class F>
+  static Functions functions(F fn) {
+    if constexpr (std::is_same_v<std::invoke_result_t<F&>, Task<void>>) {
+      return {nullptr, std::move(fn)};
+    } else {
+      return {std::move(fn), nullptr};
+    }
+  }
+  PeriodicCallback(Functions fns, Duration period);
   void tick();
   void schedule_next();
 
