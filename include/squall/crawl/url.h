@@ -13,6 +13,19 @@
 //
 // Values of these types are plain data: no loop, no thread affinity; a const Url may be read from
 // any thread.
+//
+// Where this parser knowingly differs from the standard:
+// - IDNA goes through libidn2 (IDN2_NONTRANSITIONAL), which adds IDNA2008's rules to UTS #46:
+//   non-ASCII labels that start or end with '-' or have "--" at positions 3-4, and labels with
+//   symbols or emoji ("☃.net", "xn--ls8h") fail with InvalidDomain where browsers accept them.
+//   ASCII labels other than "xn--" bypass libidn2 (they only need lower-casing), so
+//   "-foo-.example" and "a_b.example" parse as in browsers. Bidi and joiner rules are checked per
+//   label, not across the whole domain.
+// - Queries are always UTF-8 percent-encoded; the standard's legacy document encodings (a
+//   windows-1252 page's "?q=é" as "%E9") are not applied.
+// - Input is bytes: invalid UTF-8 is percent-encoded as is, where a browser would have decoded it
+//   to U+FFFD ("%EF%BF%BD") first.
+// - No setters (the standard's "state override"); build a new Url instead.
 #pragma once
 
 #include <cstdint>
