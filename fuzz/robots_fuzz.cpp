@@ -1,4 +1,4 @@
-// Fuzzes the robots.txt parser and matcher: no crash, /robots.txt always allowed, deterministic.
+// Fuzzes robots.txt parsing and matching: no crash, /robots.txt allowed, deterministic, indexed.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -34,6 +34,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const squall::RobotsMatch m2 = rules_again.match(path);
       check(m.allowed == m2.allowed);
       check((m.rule == nullptr) == (m2.rule == nullptr));
+      // The indexed matcher picks the first rule, in precedence order, that matches alone.
+      if (rules.rules().size() <= 32) {
+        const squall::RobotsRule* first = nullptr;
+        for (const squall::RobotsRule& rule : rules.rules()) {
+          if (squall::RobotsRules({rule}, std::nullopt).match(path).rule != nullptr) {
+            first = &rule;
+            break;
+          }
+        }
+        check(m.rule == first);
+      }
       if (m.rule != nullptr) {
         check(m.rule->text == m2.rule->text && m.rule->line == m2.rule->line);
         check(m.allowed == (m.rule->kind == squall::RobotsRuleKind::Allow));

@@ -237,8 +237,9 @@ class Builder {
         }
         return;
       case Key::CrawlDelay:
+        // Not a record of RFC 9309, so it must not change how groups form (section 2.2.4): it
+        // belongs to the group being read and does not end a run of user-agent lines.
         if (groups_.empty()) return;
-        in_agents_ = false;
         if (auto& delay = groups_.back().crawl_delay; !delay) delay = parse_crawl_delay(value);
         return;
       case Key::Sitemap:
@@ -400,11 +401,14 @@ bool RobotsPolicy::should_follow_redirect(int status, int redirects_followed) {
   return redirect && redirects_followed < kMaxRedirects;
 }
 
-RobotsPolicy RobotsPolicy::from_response(int status, std::string_view body) {
+RobotsPolicy RobotsPolicy::from_response(int status, std::string_view body,
+                                         std::optional<std::chrono::seconds> max_age) {
+  const std::chrono::seconds fresh =
+      max_age ? std::clamp(*max_age, std::chrono::seconds(0), kMaxAge) : kMaxAge;
   if (status >= 200 && status <= 299)
-    return {Access::Rules, std::make_shared<const RobotsTxt>(RobotsTxt::parse(body)), kMaxAge};
+    return {Access::Rules, std::make_shared<const RobotsTxt>(RobotsTxt::parse(body)), fresh};
   // 429 says "slow down", not "there is no robots.txt": treat it as unreachable, as Google does.
-  if (status >= 300 && status <= 499 && status != 429) return {Access::AllowAll, {}, kMaxAge};
+  if (status >= 300 && status <= 499 && status != 429) return {Access::AllowAll, {}, fresh};
   return {Access::DisallowAll, {}, kUnreachableRetry};
 }
 

@@ -499,7 +499,7 @@ TEST(RobotsSyntax, SitemapsAreKeptFromAnywhereInTheFile) {
 TEST(RobotsSyntax, CrawlDelayBelongsToItsGroup) {
   const RobotsTxt robots = parse(
       "User-agent: *\nCrawl-delay: 10\nDisallow: /a\n\n"
-      "User-agent: slowbot\nCrawl-delay: 2.5\nCrawl-delay: 7\n\n"
+      "User-agent: slowbot\nCrawl-delay: 2.5\nCrawl-delay: 7\nDisallow: /s\n\n"
       "User-agent: badbot\nCrawl-delay: soon\n");
   EXPECT_EQ(robots.rules_for("x").crawl_delay(), 10s);
   EXPECT_EQ(robots.rules_for("slowbot").crawl_delay(), 2500ms);
@@ -509,10 +509,11 @@ TEST(RobotsSyntax, CrawlDelayBelongsToItsGroup) {
   EXPECT_EQ(parse("User-agent: *\nCrawl-delay: -3\n").rules_for("x").crawl_delay(), std::nullopt);
 }
 
-TEST(RobotsSyntax, CrawlDelayEndsARunOfUserAgents) {
+TEST(RobotsSyntax, CrawlDelayDoesNotSplitAGroup) {
   constexpr std::string_view body = "User-agent: a\nCrawl-delay: 1\nUser-agent: b\nDisallow: /\n";
-  EXPECT_TRUE(allowed(body, "a", "/x"));
+  EXPECT_FALSE(allowed(body, "a", "/x"));
   EXPECT_FALSE(allowed(body, "b", "/x"));
+  EXPECT_EQ(parse(body).rules_for("b").crawl_delay(), 1s);
 }
 
 TEST(RobotsLimits, ContentPastFiveHundredKibibytesIsIgnored) {
@@ -601,6 +602,15 @@ TEST(RobotsPolicy, ASuccessfulResponseIsParsed) {
   EXPECT_FALSE(policy.rules_for("x").allowed("/a"));
   EXPECT_TRUE(policy.rules_for("x").allowed("/b"));
   EXPECT_EQ(policy.refresh_after(), 24h);
+}
+
+TEST(RobotsPolicy, AShorterHttpFreshnessLifetimeShortensTheCacheTime) {
+  EXPECT_EQ(RobotsPolicy::from_response(200, "", 600s).refresh_after(), 600s);
+  EXPECT_EQ(RobotsPolicy::from_response(404, "", 600s).refresh_after(), 600s);
+  EXPECT_EQ(RobotsPolicy::from_response(200, "", 7 * 24h).refresh_after(), 24h);
+  EXPECT_EQ(RobotsPolicy::from_response(200, "", -5s).refresh_after(), 0s);
+  EXPECT_EQ(RobotsPolicy::from_response(503, "", 600s).refresh_after(),
+            RobotsPolicy::kUnreachableRetry);
 }
 
 TEST(RobotsPolicy, UnavailableStatusesAllowEverything) {

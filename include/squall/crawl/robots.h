@@ -11,9 +11,10 @@
 // - A record is `key: value`; a missing colon is tolerated when key and value are separated by
 //   whitespace ("Disallow /x"). Keys are case-insensitive, and common misspellings are accepted
 //   ("useragent", "user agent", "dissallow", "disalow", "crawldelay", ...).
-// - A group is one or more consecutive user-agent lines followed by its rules (allow, disallow,
-//   crawl-delay). Rules before the first user-agent line belong to no group and are ignored.
-//   Sitemap lines and unknown records do not end a run of user-agent lines.
+// - A group is one or more consecutive user-agent lines followed by its allow and disallow
+//   rules. Rules before the first user-agent line belong to no group and are ignored. Other
+//   records (Crawl-delay, Sitemap, unknown keys) do not end a run of user-agent lines, since
+//   section 2.2.4 says they must not interfere; a Crawl-delay belongs to the group being read.
 // - Only the first 500 KiB (kRobotsParseLimit) are parsed; a line cut by the limit is dropped.
 #pragma once
 
@@ -168,8 +169,11 @@ class RobotsPolicy {
 
   // The policy for a final response: 2xx parses `body`; 3xx (a redirect not followed: too many,
   // or no usable Location) and 4xx other than 429 allow all; 429, 5xx and any other status
-  // disallow all. The body is only read for 2xx.
-  static RobotsPolicy from_response(int status, std::string_view body);
+  // disallow all. The body is only read for 2xx. `max_age` is the response's freshness lifetime
+  // by HTTP caching (RFC 9111), if it has one: a shorter lifetime than kMaxAge shortens
+  // refresh_after (section 2.4); a longer one does not lengthen it.
+  static RobotsPolicy from_response(int status, std::string_view body,
+                                    std::optional<std::chrono::seconds> max_age = std::nullopt);
 
   // The policy when the fetch failed without an HTTP status (DNS, connect, TLS, timeout) or the
   // answer was 5xx/429 and the crawler wants the cache-aware decision. `cached` is the policy in
@@ -185,9 +189,9 @@ class RobotsPolicy {
   const RobotsTxt* robots() const { return robots_.get(); }
   // The compiled rules for this crawler: the file's (Rules), none (AllowAll) or `Disallow: /`.
   RobotsRules rules_for(std::string_view user_agent) const;
-  // How long the crawler may use this policy before fetching robots.txt again: kMaxAge for Rules
-  // and AllowAll, kUnreachableRetry for DisallowAll and for a cached policy kept because the file
-  // was unreachable.
+  // How long the crawler may use this policy before fetching robots.txt again: kMaxAge (or a
+  // shorter HTTP freshness lifetime) for Rules and AllowAll, kUnreachableRetry for DisallowAll
+  // and for a cached policy kept because the file was unreachable.
   std::chrono::seconds refresh_after() const { return refresh_after_; }
 
  private:
