@@ -350,6 +350,26 @@ void serialize_ipv6(std::string& out, const std::array<uint16_t, 8>& address) {
   out.push_back(']');
 }
 
+// UTS #46 validates a "xn--" label by decoding it and checking the result as it would a Unicode
+// label; a valid one maps back to exactly itself. Decoding to nothing or to pure ASCII is an
+// error too.
+bool is_valid_a_label(const std::string& label) {
+  char* unicode = nullptr;
+  if (idn2_to_unicode_8z8z(label.c_str(), &unicode, 0) != IDN2_OK) return false;
+  std::string decoded(unicode);
+  idn2_free(unicode);
+  bool ascii = true;
+  for (char c : decoded) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+  if (decoded.empty() || ascii) return false;
+  char* back = nullptr;
+  int rc = idn2_lookup_u8(reinterpret_cast<const uint8_t*>(decoded.c_str()),
+                          reinterpret_cast<uint8_t**>(&back), IDN2_NONTRANSITIONAL);
+  if (rc != IDN2_OK) return false;
+  bool same = label == back;
+  idn2_free(back);
+  return same;
+}
+
 // UTS #46 ToASCII, as the standard's "domain to ASCII" with beStrict false. Labels that are
 // ASCII and not "xn--" only need lower-casing (their UTS #46 mapping), so they bypass libidn2,
 // which applies IDNA2008's stricter rules (no leading or trailing hyphens, no "--" in positions
@@ -384,14 +404,14 @@ std::optional<std::string> domain_to_ascii(std::string_view domain) {
     }
     label.clear();
     for (char c : raw) label.push_back(to_lower(c));
-    if (ascii && !label.starts_with("xn--")) {
+    if (ascii) {
+      if (label.starts_with("xn--") && !is_valid_a_label(label)) return std::nullopt;
       result += label;
     } else {
       char* out = nullptr;
-      int flags = ascii ? IDN2_NONTRANSITIONAL | IDN2_NO_ALABEL_ROUNDTRIP
-                        : IDN2_NONTRANSITIONAL | IDN2_NFC_INPUT;
-      int rc = idn2_lookup_u8(reinterpret_cast<const uint8_t*>(label.c_str()),
-                              reinterpret_cast<uint8_t**>(&out), flags);
+      int rc =
+          idn2_lookup_u8(reinterpret_cast<const uint8_t*>(label.c_str()),
+                         reinterpret_cast<uint8_t**>(&out), IDN2_NONTRANSITIONAL | IDN2_NFC_INPUT);
       if (rc != IDN2_OK) return std::nullopt;
       result += out;
       idn2_free(out);
