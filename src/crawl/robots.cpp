@@ -174,8 +174,8 @@ bool pattern_matches(std::string_view pattern, bool anchored, bool has_star,
                      std::string_view path) {
   if (!has_star) return anchored ? path == pattern : path.starts_with(pattern);
   // Each '*'-separated segment is matched at its leftmost possible place, which leaves the most
-  // room for the rest; that is exact for patterns made of literals and '*' only, and linear in
-  // the number of segments.
+  // room for the rest; that is exact for patterns made of literals and '*' only, and never
+  // backtracks: each segment is searched for once, moving forward through the path.
   size_t star = pattern.find('*');
   if (!path.starts_with(pattern.substr(0, star))) return false;
   size_t pos = star;

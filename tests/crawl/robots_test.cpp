@@ -79,6 +79,20 @@ TEST(RobotsRfcExample, AGroupWithoutRulesAllowsEverythingAndHidesTheStarGroup) {
   EXPECT_TRUE(allowed(kRfcExample, "quxbot", "/a.gif"));
 }
 
+TEST(RobotsRfcExample, TheSpecialCharacterExamplesHold) {
+  // RFC 9309 section 2.2.3, as disallow rules.
+  constexpr std::string_view body =
+      "# This is a comment\n"
+      "user-agent: *\n"
+      "disallow: /this/path/exactly$ # comment in line\n"
+      "disallow: /this/*/exactly\n";
+  EXPECT_FALSE(allowed(body, "x", "/this/path/exactly"));
+  EXPECT_TRUE(allowed(body, "x", "/this/path/exact"));
+  EXPECT_FALSE(allowed(body, "x", "/this/a/b/exactly"));
+  EXPECT_FALSE(allowed(body, "x", "/this/a/exactly/and/more"));
+  EXPECT_TRUE(allowed(body, "x", "/this/exactly"));
+}
+
 TEST(RobotsRfcExample, TheLongestMatchWins) {
   constexpr std::string_view body =
       "User-Agent: foobot\n"
