@@ -366,8 +366,9 @@ struct FramingFields {
     has_te = true;
     each_element(value, [&](std::string_view element) {
       if (element.empty()) return;  // RFC 9110 §5.6.1: empty list elements are ignored
-      std::string_view coding = trim(element.substr(0, element.find(';')));
-      if (http::iequals(coding, "chunked")) {
+      // chunked takes no parameters; "chunked;x=y" is some other coding, so a request carrying it
+      // is refused rather than guessed at.
+      if (http::iequals(element, "chunked")) {
         ++chunked_count;
         chunked_last = true;
       } else {

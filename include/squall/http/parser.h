@@ -173,7 +173,9 @@ struct Framing {
 // chunked, chunked appears twice, or the request is HTTP/1.0 with Transfer-Encoding: RFC 9112
 // §6.1 calls that framing faulty), UnsupportedTransferCoding (a coding before chunked). A
 // request with neither field has no body. Content-Length may repeat (in several fields or as a
-// comma list) only with identical values.
+// comma list) only with identical values. Transfer codings are a comma list across all
+// Transfer-Encoding fields, empty elements ignored; "chunked" matches case-insensitively and only
+// without parameters ("chunked;x=y" counts as another coding).
 ParseStatus request_framing(Version version, std::span<const HeaderView> headers,
                             Framing& out) noexcept;
 ParseStatus request_framing(const RequestHead& head, Framing& out) noexcept;
