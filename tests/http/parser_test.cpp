@@ -858,6 +858,175 @@ TEST(ChunkedDecoder, YieldsOneRunOfDataPerStep) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Whole requests, as a server reads them: head, framing, body
+
+// The first verdict of head, framing and (for chunked bodies) body, each fed three ways.
+ParseStatus request_message_status(std::string_view input) {
+  Outcome head = request(input);
+  if (head.status != ParseStatus::Ok) return head.status;
+  Framing framing;
+  if (ParseStatus st = request_framing(*head.request, framing); st != ParseStatus::Ok) return st;
+  if (framing.kind != BodyKind::Chunked) return ParseStatus::Ok;
+  return decode_request(input.substr(head.consumed)).status;
+}
+
+TEST(RequestMessage, RefusesEveryKnownSmugglingShape) {
+  struct Case {
+    std::string_view what;
+    std::string input;
+    ParseStatus expected;
+  };
+  const std::vector<Case> cases = {
+      {"CL.TE",
+       "POST / HTTP/1.1\r\nContent-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nX",
+       ParseStatus::ContentLengthWithTransferEncoding},
+      {"TE.CL",
+       "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: "
+       "3\r\n\r\n8\r\nSMUGGLED\r\n0\r\n\r\n",
+       ParseStatus::ContentLengthWithTransferEncoding},
+      {"differing CL", "POST / HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 44\r\n\r\n",
+       ParseStatus::ConflictingContentLength},
+      {"CL list", "POST / HTTP/1.1\r\nContent-Length: 0, 44\r\n\r\n",
+       ParseStatus::ConflictingContentLength},
+      {"signed CL", "POST / HTTP/1.1\r\nContent-Length: +44\r\n\r\n",
+       ParseStatus::BadContentLength},
+      {"hex CL", "POST / HTTP/1.1\r\nContent-Length: 0x2c\r\n\r\n", ParseStatus::BadContentLength},
+      {"final coding not chunked",
+       "POST / HTTP/1.1\r\nTransfer-Encoding: chunked, identity\r\n\r\n",
+       ParseStatus::BadTransferEncoding},
+      {"split TE fields",
+       "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: x\r\n\r\n",
+       ParseStatus::BadTransferEncoding},
+      {"TE near miss", "POST / HTTP/1.1\r\nTransfer-Encoding: chunk\r\n\r\n",
+       ParseStatus::BadTransferEncoding},
+      {"TE with parameter", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked;a=b\r\n\r\n",
+       ParseStatus::BadTransferEncoding},
+      {"TE in HTTP/1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+       ParseStatus::BadTransferEncoding},
+      {"space before colon", "POST / HTTP/1.1\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n",
+       ParseStatus::WhitespaceBeforeColon},
+      {"TE folded", "POST / HTTP/1.1\r\nTransfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n",
+       ParseStatus::ObsFold},
+      {"vertical tab",
+       "POST / HTTP/1.1\r\nTransfer-Encoding:\x0b"
+       "chunked\r\n\r\n0\r\n\r\n",
+       ParseStatus::BadHeaderValue},
+      {"TE name with bad byte", "POST / HTTP/1.1\r\nTransfer\x01Encoding: chunked\r\n\r\n",
+       ParseStatus::BadHeaderName},
+      {"bare CR line end", "POST / HTTP/1.1\r\nContent-Length: 0\rX: y\r\n\r\n",
+       ParseStatus::BareCr},
+      {"bare LF line end", "POST / HTTP/1.1\r\nX: y\nContent-Length: 5\r\n\r\nhello",
+       ParseStatus::BareLf},
+      {"NUL in value", std::string("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n", 26),
+       ParseStatus::BadHeaderValue},
+      {"chunk size prefix",
+       "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n",
+       ParseStatus::BadChunkSize},
+      {"chunk size overflow",
+       "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1" + std::string(16, '0') + "5\r\n",
+       ParseStatus::ChunkSizeOverflow},
+      {"chunk ends with LF",
+       "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\n0\r\n\r\n",
+       ParseStatus::BareLf},
+      {"chunk longer than size",
+       "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhello\r\n0\r\n\r\n",
+       ParseStatus::BadChunkEnd},
+      {"extension with LF",
+       "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;a=\"x\ny\"\r\nhello\r\n0\r\n\r\n",
+       ParseStatus::BareLf},
+  };
+  for (const auto& c : cases) EXPECT_EQ(request_message_status(c.input), c.expected) << c.what;
+}
+
+TEST(RequestMessage, AcceptsRealClientsRequests) {
+  const std::vector<std::string> inputs = {
+      std::string(kCurlGet),
+      std::string(kFirefoxGet),
+      // Chrome
+      "GET / HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nConnection: keep-alive\r\n"
+      "sec-ch-ua: \"Chromium\";v=\"119\", \"Not?A_Brand\";v=\"24\"\r\nsec-ch-ua-mobile: ?0\r\n"
+      "sec-ch-ua-platform: \"Linux\"\r\nUpgrade-Insecure-Requests: 1\r\n"
+      "User-Agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+      "Chrome/119.0.0.0 Safari/537.36\r\nAccept: text/html,application/xhtml+xml\r\n"
+      "Sec-Fetch-Site: none\r\nAccept-Encoding: gzip, deflate, br\r\n"
+      "Accept-Language: en-US,en;q=0.9\r\n\r\n",
+      // wrk
+      "GET /api/noblock HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n\r\n",
+      // Python's http.client, chunked upload
+      "PUT /upload HTTP/1.1\r\nHost: localhost\r\nAccept-Encoding: identity\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+      // curl -d with Expect
+      "POST /post HTTP/1.1\r\nHost: localhost\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\n"
+      "Content-Length: 7\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+      "Expect: 100-continue\r\n\r\na=1&b=2",
+  };
+  for (const auto& input : inputs)
+    EXPECT_EQ(request_message_status(input), ParseStatus::Ok) << input;
+}
+
+// The body of a whole response to GET, as a client reads it, each part fed three ways; nullopt
+// on any error. A body read until close is everything after the head.
+std::optional<std::string> response_body(std::string_view input) {
+  Outcome head = response(input);
+  if (head.status != ParseStatus::Ok) return std::nullopt;
+  Framing framing;
+  if (response_framing("GET", *head.response, framing) != ParseStatus::Ok) return std::nullopt;
+  std::string_view rest = input.substr(head.consumed);
+  switch (framing.kind) {
+    case BodyKind::None:
+    case BodyKind::Tunnel:
+      return std::string();
+    case BodyKind::Length:
+      if (rest.size() < framing.length) return std::nullopt;
+      return std::string(rest.substr(0, framing.length));
+    case BodyKind::UntilClose:
+      return std::string(rest);
+    case BodyKind::Chunked: {
+      Decoded d = decode_response(rest);
+      if (d.status != ParseStatus::Ok) return std::nullopt;
+      return d.body;
+    }
+  }
+  return std::nullopt;
+}
+
+TEST(ResponseMessage, ReadsRealServersResponses) {
+  struct Case {
+    std::string_view server;
+    std::string input;
+    std::string body;
+  };
+  const std::vector<Case> cases = {
+      {"nginx", std::string(kNginxNotFound) + "9\r\nnot found\r\n0\r\n\r\n", "not found"},
+      {"Python http.server",
+       "HTTP/1.0 200 OK\r\nServer: SimpleHTTP/0.6 Python/3.11.2\r\n"
+       "Date: Sun, 29 Nov 2026 20:00:00 GMT\r\nContent-type: text/html\r\nContent-Length: 5\r\n"
+       "Last-Modified: Tue, 14 Nov 2023 10:00:00 GMT\r\n\r\nhello",
+       "hello"},
+      {"Tornado",
+       "HTTP/1.1 200 OK\r\nServer: TornadoServer/6.2\r\nContent-Type: text/html; charset=UTF-8\r\n"
+       "Date: Sun, 29 Nov 2026 20:00:00 GMT\r\nEtag: "
+       "\"a9993e364706816aba3e25717850c26c9cd0d89d\"\r\n"
+       "Content-Length: 3\r\n\r\nabc",
+       "abc"},
+      {"Apache",
+       "HTTP/1.1 200 OK\r\nDate: Sun, 29 Nov 2026 20:00:00 GMT\r\nServer: Apache/2.4.57 "
+       "(Debian)\r\n"
+       "Vary: Accept-Encoding\r\nKeep-Alive: timeout=5, max=100\r\nConnection: Keep-Alive\r\n"
+       "Transfer-Encoding: chunked\r\nContent-Type: text/html;charset=UTF-8\r\n\r\n"
+       "6\r\n<html>\r\n7\r\n</html>\r\n0\r\n\r\n",
+       "<html></html>"},
+      {"gunicorn (httpbin)",
+       "HTTP/1.1 200 OK\r\nServer: gunicorn\r\nDate: Sun, 29 Nov 2026 20:00:00 GMT\r\n"
+       "Connection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+       "Access-Control-Allow-Origin: *\r\nAccess-Control-Allow-Credentials: true\r\n\r\n{}",
+       "{}"},
+      {"an old embedded server", "HTTP/1.0 200\nContent-Type: text/plain\n\nbye", "bye"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(response_body(c.input), c.body) << c.server;
+}
+
+// ---------------------------------------------------------------------------------------------
 // http-parser (nodejs, archived; Debian's libhttp-parser) as an oracle
 
 struct OracleMessage {
