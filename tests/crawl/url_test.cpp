@@ -553,9 +553,73 @@ const std::vector<Case> kDataUrls = {
     {"data:,\xC3\xA9", nullptr, "data:,%C3%A9"},
 };
 
+// Corner cases where browsers agree with the standard's letter, however odd it looks.
+const char* const kPageBase = "http://example.org/foo/bar";
+const std::vector<Case> kQuirks = {
+    {"http::@c:29", kPageBase, "http://example.org/foo/:@c:29"},
+    {"http://f:21/ b ? d # e ", kPageBase, "http://f:21/%20b%20?%20d%20#%20e"},
+    {"http:/:@/www.example.com", nullptr, nullptr},
+    {"http:@:www.example.com", nullptr, nullptr},
+    {"http://www.@pple.com", nullptr, "http://www.@pple.com/"},
+    {"http:a:@www.example.com", nullptr, "http://a@www.example.com/"},
+    {"http:/a:b@www.example.com", nullptr, "http://a:b@www.example.com/"},
+    {"http://@:www.example.com", nullptr, nullptr},
+    {"//", kPageBase, nullptr},
+    {"http://example.com////../..", nullptr, "http://example.com//"},
+    {"http://example.com/foo/bar//../..", nullptr, "http://example.com/foo/"},
+    {"http:/\\/\\/\\a.com", nullptr, "http://a.com/"},
+    {"http://%25DOMAIN:foobar@foodomain.com/", nullptr, "http://%25DOMAIN:foobar@foodomain.com/"},
+    {"http://!\"$&'()*+,-.;=_`{}~/", nullptr, "http://!\"$&'()*+,-.;=_`{}~/"},
+    {"sc://\x1f!\"$&'()*+,-.;=_`{}~/", nullptr, "sc://%1F!\"$&'()*+,-.;=_`{}~/"},
+    {"ftp://example.com%80/", nullptr, nullptr},
+    {"http://[0:0:0:0:0:0:13.1.68.3]", nullptr, "http://[::d01:4403]/"},
+    {"http://[::127.0.0.0.1]", nullptr, nullptr},
+    {"http://[0:.0]", nullptr, nullptr},
+    {"http://[0:1.23.23]", nullptr, nullptr},
+    {"http://[www.google.com]/", nullptr, nullptr},
+    {"sc://@/", nullptr, nullptr},
+    {"sc://te@s:t@/", nullptr, nullptr},
+    {"sc://:/", nullptr, nullptr},
+    {"sc://[/", nullptr, nullptr},
+    {"sc://]/", nullptr, nullptr},
+    {"x", "sc://\xC3\xB1", "sc://%C3%B1/x"},
+    {"test-a-colon-slash-slash.html", "a://", "a:///test-a-colon-slash-slash.html"},
+    {"test-a-colon-slash-slash-b.html", "a://b", "a://b/test-a-colon-slash-slash-b.html"},
+    {"non-spec:/a/..//", nullptr, "non-spec:/.//"},
+    {"../path", "non-spec:/.//p", "non-spec:/path"},
+    {"/.//path", "non-spec:/p", "non-spec:/.//path"},
+    {"http://0..0x300/", nullptr, nullptr},
+    {"http://foo.09..", nullptr, "http://foo.09../"},
+    {"http://0999999999999999999/", nullptr, nullptr},
+    {"http://foo.0XFfFfFfFfFfFfFfFfFfAcE123", nullptr, nullptr},
+    {"https://0x.0x.0", nullptr, "https://0.0.0.0/"},
+    {"http://%30%78%63%30%2e%30%32%35%30.01%2e", nullptr, "http://192.168.0.1/"},
+    {"http://%3g%78%63%30%2e%30%32%35%30%2E.01", nullptr, nullptr},
+    {"http://\xEF\xBC\x90\xEF\xBC\xB8\xEF\xBD\x83\xEF\xBC\x90\xEF\xBC\x8E\xEF\xBC\x90\xEF\xBC\x92"
+     "\xEF\xBC\x95\xEF\xBC\x90\xEF\xBC\x8E\xEF\xBC\x90\xEF\xBC\x91",
+     nullptr, "http://192.168.0.1/"},
+    {"http://example.org/test?a#b\0c"sv, nullptr, "http://example.org/test?a#b%00c"},
+    {"C|#x", "file:///D:/y", "file:///C:#x"},
+    {"/c:/foo/bar", "file://host/path", "file://host/c:/foo/bar"},
+    {"file://localhost//a//../..//", nullptr, "file://///"},
+    {"file:/.//p", nullptr, "file:////p"},
+    {"/..//localhost//pig", "file://lion/", "file://lion//localhost//pig"},
+    {"file://", "file://ape/", "file:///"},
+    {"file:..", "http://www.example.com/test", "file:///"},
+    {"a:\t foo.com", kPageBase, "a: foo.com"},
+    {"  :foo.com   \n", kPageBase, "http://example.org/foo/:foo.com"},
+    {":#", kPageBase, "http://example.org/foo/:#"},
+    {"#\\", kPageBase, "http://example.org/foo/bar#\\"},
+    {"?;x", kPageBase, "http://example.org/foo/bar?;x"},
+    {"lolscheme:x x#x x", nullptr, "lolscheme:x x#x%20x"},
+    {"http://\xE2\x85\xA3.example/", nullptr, "http://iv.example/"},
+    {"http://ex\xC3\xA4mple.\xC3\x84/", nullptr, "http://xn--exmple-cua.xn--4ca/"},
+};
+
 const std::vector<const std::vector<Case>*> kAllTables = {
-    &kWhitespace,     &kBackslashes,     &kSchemes,     &kUserinfo, &kIpv4,  &kIpv6,  &kDomains,
-    &kForbiddenHosts, &kPercentEncoding, &kDotSegments, &kRelative, &kPorts, &kFiles, &kDataUrls,
+    &kWhitespace, &kBackslashes, &kSchemes,        &kUserinfo,        &kIpv4,
+    &kIpv6,       &kDomains,     &kForbiddenHosts, &kPercentEncoding, &kDotSegments,
+    &kRelative,   &kPorts,       &kFiles,          &kDataUrls,        &kQuirks,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -614,6 +678,10 @@ TEST(Url, ParsesFileUrlsWithDriveLetterQuirks) {
 
 TEST(Url, KeepsDataUrlsOpaque) {
   expect_cases(kDataUrls);
+}
+
+TEST(Url, ParsesCornerCasesAsBrowsersDo) {
+  expect_cases(kQuirks);
 }
 
 TEST(Url, HasAtLeastThreeHundredTableCases) {
