@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <functional>
 
 namespace squall {
 namespace detail {
@@ -195,12 +196,9 @@ bool pattern_matches(std::string_view pattern, bool anchored, bool has_star,
   }
 }
 
-// The index key of the first `length` (1 to 3) octets of `s`; the length is part of the key.
-uint32_t prefix_key(std::string_view s, size_t length) {
-  uint32_t key = static_cast<uint32_t>(length) << 24;
-  for (size_t i = 0; i < length; ++i)
-    key |= static_cast<uint32_t>(static_cast<unsigned char>(s[i])) << (8 * (2 - i));
-  return key;
+// The index key of the first `length` octets of `s`.
+size_t prefix_key(std::string_view s, size_t length) {
+  return std::hash<std::string_view>{}(s.substr(0, length));
 }
 
 // Receives the records of a file in order and builds its groups.
@@ -294,7 +292,9 @@ RobotsRules::RobotsRules(std::vector<RobotsRule> rules,
     if (prefix == 0) {
       unprefixed_.push_back(index);
     } else {
-      by_prefix_[detail::prefix_key(pattern, std::min<size_t>(prefix, 3))].push_back(index);
+      const size_t length = std::min(prefix, kIndexDepth);
+      by_prefix_[detail::prefix_key(pattern, length)].push_back(index);
+      key_lengths_ |= 1u << (length - 1);
     }
   }
 }
@@ -317,16 +317,21 @@ RobotsMatch RobotsRules::match(std::string_view path_and_query) const {
   }
   if (path == "/robots.txt") return {};
 
-  // The candidates are the rules whose literal prefix agrees with the path's first 1, 2 or 3
-  // octets, plus those without a prefix: up to four ascending lists, walked merged so that
-  // rules are still tried in precedence order and the first match decides.
-  std::array<const std::vector<uint32_t>*, 4> lists{};
-  std::array<size_t, 4> next{};
+  // The candidates are the rules whose (cut) literal prefix the path starts with, plus those
+  // without a prefix: ascending lists, walked merged so that rules are still tried in
+  // precedence order and the first match decides.
+  std::array<const std::vector<uint32_t>*, kIndexDepth + 1> lists{};
+  std::array<size_t, kIndexDepth + 1> next{};
   size_t count = 0;
   if (!unprefixed_.empty()) lists[count++] = &unprefixed_;
-  for (size_t length = 1; length <= 3 && length <= path.size(); ++length) {
+  for (size_t length = 1; length <= kIndexDepth && length <= path.size(); ++length) {
+    if ((key_lengths_ & (1u << (length - 1))) == 0) continue;
     const auto found = by_prefix_.find(detail::prefix_key(path, length));
-    if (found != by_prefix_.end()) lists[count++] = &found->second;
+    if (found == by_prefix_.end()) continue;
+    // Keys of different lengths can collide; a list already taken must not be walked twice.
+    if (std::find(lists.begin(), lists.begin() + count, &found->second) != lists.begin() + count)
+      continue;
+    lists[count++] = &found->second;
   }
   for (;;) {
     size_t best = count;

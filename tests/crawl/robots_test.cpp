@@ -304,8 +304,10 @@ bool reference_matches(std::string_view pattern, std::string_view path, bool anc
 
 TEST(RobotsRules, IndexedMatchingAgreesWithTryingEveryRuleInPrecedenceOrder) {
   std::mt19937 rng(2024);
-  const std::vector<std::string> pattern_parts = {"/", "a", "b", "ab", "*", "%41", "%2A", "?"};
-  const std::vector<std::string> path_parts = {"/", "a", "b", "A", "*", "$", "?", "%2a"};
+  const std::vector<std::string> pattern_parts = {"/",   "a",   "b", "ab",        "*",
+                                                  "%41", "%2A", "?", "abcdefghij"};
+  const std::vector<std::string> path_parts = {"/", "a", "b",   "A",         "*",
+                                               "$", "?", "%2a", "abcdefghij"};
   const auto random_string = [&](const std::vector<std::string>& parts, size_t max_parts) {
     std::string out;
     for (size_t n = rng() % (max_parts + 1); n > 0; --n) out += parts[rng() % parts.size()];

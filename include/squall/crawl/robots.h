@@ -73,8 +73,8 @@ struct RobotsMatch {
 // Matching follows RFC 9309 section 2.2.2: the rule with the longest pattern (in octets, after
 // normalisation) wins, allow wins a tie, no matching rule means allowed, and /robots.txt is always
 // allowed. Matching does not allocate unless the path needs percent-encoding normalisation and is
-// longer than about 300 octets. Rules are indexed by the first octets of their literal prefix, so
-// a match only tries the rules that could apply to the path's first three octets.
+// longer than about 300 octets. Rules are indexed by their literal prefix (up to 16 octets), so a
+// match only tries the rules whose prefix the path starts with.
 class RobotsRules {
  public:
   // No rules: everything is allowed.
@@ -105,10 +105,13 @@ class RobotsRules {
 
   std::vector<RobotsRule> rules_;
   std::vector<Compiled> compiled_;
-  // Indices into rules_ (ascending, so in precedence order) keyed by the first 1-3 octets of the
-  // literal prefix (the pattern up to its first `*`), and the rules whose prefix is empty.
-  std::unordered_map<uint32_t, std::vector<uint32_t>> by_prefix_;
+  // Indices into rules_ (ascending, so in precedence order) keyed by a hash of the literal prefix
+  // (the pattern up to its first `*`) cut to kIndexDepth octets, and the rules whose prefix is
+  // empty. A hash collision only adds candidates, since every candidate is matched in full.
+  static constexpr size_t kIndexDepth = 16;
+  std::unordered_map<size_t, std::vector<uint32_t>> by_prefix_;
   std::vector<uint32_t> unprefixed_;
+  uint32_t key_lengths_ = 0;  // bit n-1 is set when some key is n octets long
   std::optional<std::chrono::milliseconds> crawl_delay_;
 };
 
