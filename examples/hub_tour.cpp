@@ -82,7 +82,8 @@ Task<void> tour() {
   hs = {spawn(worker("quick", 5ms)), spawn(worker("too slow", 1s))};
   {
     IWait<TaskHandle<std::string>> it(hs, 50ms);
-    while (auto h = co_await it.next()) std::printf("   finished in time: %s\n", h->value().c_str());
+    while (auto h = co_await it.next())
+      std::printf("   finished in time: %s\n", h->value().c_str());
   }
   std::printf("   \"%s\" still running after the timeout: done=%d; killing it\n", "too slow",
               hs[1].done());

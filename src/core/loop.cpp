@@ -216,10 +216,11 @@ void Loop::poll(TimePoint wait_limit, bool block_when_idle) {
     TimePoint until = wait_limit;
     if (auto* t = timers_.top()) until = std::min(until, t->when());
     if (until != TimePoint::max()) {
-      auto left = until - time();
+      TimePoint now = time();
       // Round up: waking a little late is harmless, waking early spins.
-      auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
-      timeout_ms = static_cast<int>(std::clamp<int64_t>(ms, 0, 24 * 3600 * 1000));
+      auto ms =
+          until <= now ? 0 : std::chrono::ceil<std::chrono::milliseconds>(until - now).count();
+      timeout_ms = static_cast<int>(std::min<int64_t>(ms, 24 * 3600 * 1000));
     }
   }
   ran_since_poll_ = 0;

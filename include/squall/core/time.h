@@ -16,7 +16,10 @@ using Timeout = std::optional<Duration>;
 
 // The deadline `timeout` from now, or TimePoint::max() for no limit.
 inline TimePoint deadline_after(Timeout timeout) {
-  return timeout ? Clock::now() + *timeout : TimePoint::max();
+  if (!timeout) return TimePoint::max();
+  TimePoint now = Clock::now();
+  // Saturate instead of overflowing for limits like Duration::max().
+  return *timeout >= TimePoint::max() - now ? TimePoint::max() : now + *timeout;
 }
 
 }  // namespace squall

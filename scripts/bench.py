@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Runs squall's benchmark suites and their peers side by side, prints ratios.
+
+Each bench/<suite>_bench.cpp binary names its cases "<case>/<implementation>"; every
+implementation other than squall is a peer. Lower is better for every unit printed here
+(ns per operation, MiB), so a ratio above 1 means squall is ahead.
+Writes build/bench/results.json: [{"case", "unit", "higher_is_better", "squall", "peers"}].
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+# Cases measured in a process of their own, by suite: (case, unit, {impl: argv suffix}).
+SEPARATE = {
+    "core": [
+        ("1,000,000 tasks asleep", "MiB peak RSS",
+         {"squall": ["--sleepers=squall", "1000000"], "asio": ["--sleepers=asio", "1000000"]}),
+    ],
+}
+
+
+def run_suite(binary, suite, min_time):
+    out = subprocess.run([binary, "--benchmark_format=json", f"--benchmark_min_time={min_time}"],
+                         check=True, capture_output=True, text=True).stdout
+    cases = {}
+    for b in json.loads(out)["benchmarks"]:
+        name = b["name"].removesuffix("/real_time")
+        case, _, impl = name.rpartition("/")
+        ns = 1e9 / b["items_per_second"] if b.get("items_per_second") else b["real_time"]
+        cases.setdefault(case, {"unit": "ns/op", "values": {}})["values"][impl] = ns
+    for case, unit, impls in SEPARATE.get(suite, []):
+        values = {}
+        for impl, args in impls.items():
+            r = subprocess.run([binary] + args, check=True, capture_output=True, text=True)
+            values[impl] = float(r.stdout.strip().splitlines()[-1])
+        cases[case] = {"unit": unit, "values": values}
+    return cases
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default="build/release", help="the release build tree")
+    parser.add_argument("--suite", help="run only this suite (e.g. core)")
+    parser.add_argument("--min-time", default="0.5", help="seconds per case (Google Benchmark)")
+    args = parser.parse_args()
+
+    bench_dir = os.path.join(args.build, "bench")
+    suites = sorted(f[len("bench_"):] for f in os.listdir(bench_dir) if f.startswith("bench_"))
+    if args.suite:
+        if args.suite not in suites:
+            sys.exit(f"bench: no suite '{args.suite}'; suites: {', '.join(suites)}")
+        suites = [args.suite]
+
+    results = []
+    for suite in suites:
+        cases = run_suite(os.path.join(bench_dir, "bench_" + suite), suite, args.min_time)
+        peers = sorted({i for c in cases.values() for i in c["values"] if i != "squall"})
+        header = ["case", "unit", "squall"] + peers + [f"{p}/squall" for p in peers]
+        rows = []
+        for case, c in cases.items():
+            v = c["values"]
+            row = [case, c["unit"], f"{v.get('squall', float('nan')):.1f}"]
+            row += [f"{v[p]:.1f}" if p in v else "-" for p in peers]
+            row += [f"{v[p] / v['squall']:.2f}x" if p in v and v.get("squall") else "-" for p in peers]
+            rows.append(row)
+            results.append({"case": case, "unit": c["unit"], "higher_is_better": False,
+                            "squall": v.get("squall"),
+                            "peers": {p: v[p] for p in peers if p in v}})
+        widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+        print(f"\nsuite {suite} (lower is better; a ratio above 1 means squall is ahead)")
+        for r in [header] + rows:
+            print("  ".join(str(x).ljust(w) if i < 2 else str(x).rjust(w)
+                            for i, (x, w) in enumerate(zip(r, widths))))
+
+    os.makedirs("build/bench", exist_ok=True)
+    with open("build/bench/results.json", "w") as f:
+        json.dump(results, f, indent=2)
+    print("\nwrote build/bench/results.json")
+
+
+if __name__ == "__main__":
+    main()
