@@ -407,6 +407,11 @@ std::optional<MimeType> extract_mime_type(std::string_view content_type) {
   return mime;
 }
 
+bool is_nosniff(std::string_view x_content_type_options) {
+  const std::vector<std::string> values = detail::split_header_values(x_content_type_options);
+  return !values.empty() && detail::ascii_lower(values.front()) == "nosniff";
+}
+
 MimeType identify_unknown_mime_type(std::string_view h, bool sniff_scriptable) {
   using namespace detail;
   h = h.substr(0, kSniffHeaderSize);

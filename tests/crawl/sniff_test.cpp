@@ -218,6 +218,15 @@ TEST(Sniffing, BinarySignaturesAreRecognised) {
   for (const Signature& c : cases) EXPECT_EQ(sniffed(std::nullopt, c.body), c.essence) << c.essence;
 }
 
+TEST(Sniffing, NosniffIsTheFirstValueOfXContentTypeOptions) {
+  EXPECT_TRUE(is_nosniff("nosniff"));
+  EXPECT_TRUE(is_nosniff("  NoSniff "));
+  EXPECT_TRUE(is_nosniff("nosniff, other"));
+  EXPECT_FALSE(is_nosniff("other, nosniff"));
+  EXPECT_FALSE(is_nosniff("nosniff;x"));
+  EXPECT_FALSE(is_nosniff(""));
+}
+
 TEST(Sniffing, NosniffWithoutATypeNeverYieldsHtml) {
   EXPECT_EQ(sniffed(std::nullopt, "<html>", true), "text/plain");
   EXPECT_EQ(sniffed(std::nullopt, "%PDF-1.4", true), "application/pdf");

@@ -14,7 +14,8 @@
 //   renders nothing it sniffs, so the security reason for not sniffing does not apply.
 // - Every image/*, audio/* and video/* type counts as "supported by the user agent".
 // - The MP3-without-ID3 signature (section 6.2.3) is not implemented; such bodies fall through to
-//   the text-or-binary test.
+//   the text-or-binary test. The WebM signature takes a vint's length from the leading zero bits
+//   of its first byte.
 #pragma once
 
 #include <cstddef>
@@ -59,6 +60,10 @@ std::optional<MimeType> parse_mime_type(std::string_view input);
 // joined by commas: the last valid one wins, keeping an earlier charset of the same essence.
 // nullopt when no value parses (or each is "*/*").
 std::optional<MimeType> extract_mime_type(std::string_view content_type);
+
+// Fetch's "determine nosniff": whether an X-Content-Type-Options header value says nosniff (its
+// first comma-separated value is "nosniff", in any case).
+bool is_nosniff(std::string_view x_content_type_options);
 
 // The computed MIME type (section 7) of a response in a browsing context. `content_type` is the
 // Content-Type header value (nullopt when absent), `resource_header` the first bytes of the body
