@@ -612,6 +612,12 @@ const std::vector<Case> kQuirks = {
     {"#\\", kPageBase, "http://example.org/foo/bar#\\"},
     {"?;x", kPageBase, "http://example.org/foo/bar?;x"},
     {"lolscheme:x x#x x", nullptr, "lolscheme:x x#x%20x"},
+    {"", "http://a/b?", "http://a/b?"},
+    {"#f", "m:x?", "m:x?#f"},
+    {"x", "file:///C:b", "file:///x"},
+    {"/", "file:///e:eb", "file:///"},
+    {"l:/%2e.", nullptr, "l:/"},
+    {"/..#", "p://a/..", "p://a/#"},
     {"http://\xE2\x85\xA3.example/", nullptr, "http://iv.example/"},
     {"http://ex\xC3\xA4mple.\xC3\x84/", nullptr, "http://xn--exmple-cua.xn--4ca/"},
 };
