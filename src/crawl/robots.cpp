@@ -406,15 +406,28 @@ bool RobotsPolicy::should_follow_redirect(int status, int redirects_followed) {
   return redirect && redirects_followed < kMaxRedirects;
 }
 
+namespace {
+
+std::chrono::seconds freshness(std::optional<std::chrono::seconds> max_age) {
+  return max_age ? std::clamp(*max_age, std::chrono::seconds(0), RobotsPolicy::kMaxAge)
+                 : RobotsPolicy::kMaxAge;
+}
+
+}  // namespace
+
 RobotsPolicy RobotsPolicy::from_response(int status, std::string_view body,
                                          std::optional<std::chrono::seconds> max_age) {
-  const std::chrono::seconds fresh =
-      max_age ? std::clamp(*max_age, std::chrono::seconds(0), kMaxAge) : kMaxAge;
+  const std::chrono::seconds fresh = freshness(max_age);
   if (status >= 200 && status <= 299)
     return {Access::Rules, std::make_shared<const RobotsTxt>(RobotsTxt::parse(body)), fresh};
   // 429 says "slow down", not "there is no robots.txt": treat it as unreachable, as Google does.
   if (status >= 300 && status <= 499 && status != 429) return {Access::AllowAll, {}, fresh};
   return {Access::DisallowAll, {}, kUnreachableRetry};
+}
+
+RobotsPolicy RobotsPolicy::revalidated(std::optional<std::chrono::seconds> max_age) const {
+  if (access_ == Access::DisallowAll) return *this;  // nothing was cached to revalidate
+  return {access_, robots_, freshness(max_age)};
 }
 
 RobotsPolicy RobotsPolicy::unreachable(const RobotsPolicy* cached,

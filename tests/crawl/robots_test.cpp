@@ -574,6 +574,22 @@ TEST(RobotsHostile, NulBytesAreOrdinaryOctets) {
   EXPECT_TRUE(allowed(body, "x", "/a"));
 }
 
+TEST(RobotsHostile, AnEmptyFileOrALoneBomAllowsEverything) {
+  for (std::string_view body : {"", "\xEF\xBB\xBF", "\xEF\xBB", "\n\r\n\r", "#"}) {
+    const RobotsTxt robots = parse(body);
+    EXPECT_TRUE(robots.groups().empty());
+    EXPECT_TRUE(robots.rules_for("x").allowed("/a"));
+  }
+}
+
+TEST(RobotsHostile, AFileOfOnlyUserAgentLinesIsOneGroupWithoutRules) {
+  std::string body;
+  while (body.size() < 600 * 1024) body += "User-agent: bot\r";
+  const RobotsTxt robots = parse(body);
+  ASSERT_EQ(robots.groups().size(), 1u);
+  EXPECT_TRUE(robots.rules_for("bot").allowed("/a"));
+}
+
 TEST(RobotsHostile, OnlyGarbageAllowsEverything) {
   std::string body;
   for (int i = 0; i < 10000; ++i) body += static_cast<char>((i * 7919) % 251 + 1);
@@ -627,6 +643,18 @@ TEST(RobotsPolicy, AShorterHttpFreshnessLifetimeShortensTheCacheTime) {
   EXPECT_EQ(RobotsPolicy::from_response(200, "", -5s).refresh_after(), 0s);
   EXPECT_EQ(RobotsPolicy::from_response(503, "", 600s).refresh_after(),
             RobotsPolicy::kUnreachableRetry);
+}
+
+TEST(RobotsPolicy, ANotModifiedAnswerRestartsTheCacheTimeOfTheSameRules) {
+  const RobotsPolicy cached = RobotsPolicy::from_response(200, "User-agent: *\nDisallow: /a\n");
+  const RobotsPolicy kept = RobotsPolicy::unreachable(&cached);
+  EXPECT_EQ(kept.refresh_after(), RobotsPolicy::kUnreachableRetry);
+  const RobotsPolicy fresh = kept.revalidated();
+  EXPECT_EQ(fresh.access(), RobotsPolicy::Access::Rules);
+  EXPECT_EQ(fresh.robots(), cached.robots());
+  EXPECT_EQ(fresh.refresh_after(), 24h);
+  EXPECT_EQ(cached.revalidated(3600s).refresh_after(), 3600s);
+  EXPECT_EQ(RobotsPolicy::unreachable().revalidated().access(), RobotsPolicy::Access::DisallowAll);
 }
 
 TEST(RobotsPolicy, UnavailableStatusesAllowEverything) {

@@ -172,11 +172,15 @@ class RobotsPolicy {
 
   // The policy for a final response: 2xx parses `body`; 3xx (a redirect not followed: too many,
   // or no usable Location) and 4xx other than 429 allow all; 429, 5xx and any other status
-  // disallow all. The body is only read for 2xx. `max_age` is the response's freshness lifetime
-  // by HTTP caching (RFC 9111), if it has one: a shorter lifetime than kMaxAge shortens
-  // refresh_after (section 2.4); a longer one does not lengthen it.
+  // disallow all. The body is only read for 2xx; a 304 belongs to revalidated(). `max_age` is the
+  // response's freshness lifetime by HTTP caching (RFC 9111), if it has one: a shorter lifetime
+  // than kMaxAge shortens refresh_after (section 2.4); a longer one does not lengthen it.
   static RobotsPolicy from_response(int status, std::string_view body,
                                     std::optional<std::chrono::seconds> max_age = std::nullopt);
+
+  // The same policy with its cache time restarted: for a 304 Not Modified answer to a conditional
+  // request that revalidated this policy's file. `max_age` as for from_response.
+  RobotsPolicy revalidated(std::optional<std::chrono::seconds> max_age = std::nullopt) const;
 
   // The policy when the fetch failed without an HTTP status (DNS, connect, TLS, timeout) or the
   // answer was 5xx/429 and the crawler wants the cache-aware decision. `cached` is the policy in
