@@ -1,4 +1,5 @@
 // Replays a fuzz target's corpus without libFuzzer, so `make test` runs every saved input.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>

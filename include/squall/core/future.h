@@ -42,8 +42,11 @@ class FutureState : public FutureValue<T> {
   explicit FutureState(Loop& loop) : loop(&loop) {}
   void ref() noexcept { ++refs; }
   void unref() noexcept {
-    if (--refs == 0) delete this;
+    if (--refs == 0) destroy();
   }
+  // Out of line so that GCC 12's -Wuse-after-free does not follow the delete into callers
+  // whose other references it cannot count.
+  [[gnu::noinline]] void destroy() noexcept { delete this; }
   void complete(std::exception_ptr e);
 
   Loop* loop;
