@@ -56,7 +56,7 @@ struct RobotsGroup {
   // True when one of the user-agent lines is `*`.
   bool global = false;
   std::vector<RobotsRule> rules;
-  // The first valid Crawl-delay of the group, if any.
+  // The first valid Crawl-delay of the group (seconds, fractions allowed, capped at a day).
   std::optional<std::chrono::milliseconds> crawl_delay;
 };
 
