@@ -93,5 +93,16 @@ TEST_F(FutureTest, KillingATaskThatAwaitsAFutureReleasesItsPlace) {
   run(body());
 }
 
+TEST_F(FutureTest, AwaitingAFutureCanBeBoundedWithATimeout) {
+  Promise<int> p;
+  auto await_it = [](Future<int> f) -> Task<int> { co_return co_await f; };
+  auto body = [&]() -> Task<void> {
+    EXPECT_THROW(co_await with_timeout(2ms, await_it(p.future())), TimeoutError);
+    p.set_value(3);
+    EXPECT_EQ(co_await with_timeout(1s, await_it(p.future())), 3);
+  };
+  run(body());
+}
+
 }  // namespace
 }  // namespace squall
