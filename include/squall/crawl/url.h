@@ -17,8 +17,9 @@
 // Where this parser knowingly differs from the standard:
 // - IDNA goes through libidn2 (IDN2_NONTRANSITIONAL), which adds IDNA2008's rules to UTS #46:
 //   non-ASCII labels that start or end with '-', have "--" at positions 3-4 or also hold ASCII
-//   other than letters, digits and '-' ("a_ü"), and labels with symbols or emoji ("☃.net",
-//   "xn--ls8h", "≆") fail with InvalidDomain where browsers accept them.
+//   other than letters, digits, '-' and '_' ("a+ü") or whose ASCII form exceeds 63 bytes, and
+//   labels with symbols or emoji ("☃.net", "xn--ls8h", "≆") fail with InvalidDomain where browsers
+//   accept them.
 //   ASCII labels other than "xn--" bypass libidn2 (they only need lower-casing), so
 //   "-foo-.example" and "a_b.example" parse as in browsers. Bidi and joiner rules are checked per
 //   label, not across the whole domain.
