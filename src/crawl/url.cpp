@@ -80,33 +80,19 @@ bool starts_with_ci(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
 }
 
-// Forbidden host code points; forbidden domain code points add C0 controls, '%' and DEL.
+// The forbidden host code points; forbidden domain code points add C0 controls, '%' and DEL.
+constexpr auto kForbiddenHost = [] {
+  std::array<bool, 256> set{};
+  for (char c : std::string_view("\0\t\n\r #/:<>?@[\\]^|", 17))
+    set[static_cast<unsigned char>(c)] = true;
+  return set;
+}();
+
 bool is_forbidden_host(unsigned char c) {
-  switch (c) {
-    case 0:
-    case '\t':
-    case '\n':
-    case '\r':
-    case ' ':
-    case '#':
-    case '/':
-    case ':':
-    case '<':
-    case '>':
-    case '?':
-    case '@':
-    case '[':
-    case '\\':
-    case ']':
-    case '^':
-    case '|':
-      return true;
-    default:
-      return false;
-  }
+  return kForbiddenHost[c];
 }
 bool is_forbidden_domain(unsigned char c) {
-  return is_forbidden_host(c) || c <= 0x1F || c == '%' || c == 0x7F;
+  return kForbiddenHost[c] || c <= 0x1F || c == '%' || c == 0x7F;
 }
 
 std::string percent_decode(std::string_view in) {
@@ -942,8 +928,7 @@ UrlError UrlParser::parse_host(std::string_view host) {
       auto ascii = domain_to_ascii(decoded);
       if (!ascii) {
         for (char c : decoded)
-          if (is_forbidden_domain(static_cast<unsigned char>(c)) && c != '.')
-            return UrlError::InvalidHost;
+          if (is_forbidden_domain(static_cast<unsigned char>(c))) return UrlError::InvalidHost;
         return UrlError::InvalidDomain;
       }
       out() += *ascii;
