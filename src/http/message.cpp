@@ -8,8 +8,9 @@ namespace squall::http {
 
 namespace {
 
+// Branch-free: adds 0x20 exactly when c is in 'A'..'Z'.
 constexpr unsigned char lower(unsigned char c) noexcept {
-  return (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c | 0x20) : c;
+  return static_cast<unsigned char>(c | (static_cast<unsigned char>(c - 'A') < 26 ? 0x20 : 0));
 }
 
 constexpr std::array<bool, 256> make_token_table() {
@@ -37,7 +38,8 @@ std::string_view trim_ows(std::string_view s) noexcept {
 bool iequals(std::string_view a, std::string_view b) noexcept {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (lower(static_cast<unsigned char>(a[i])) != lower(static_cast<unsigned char>(b[i])))
+    if (a[i] != b[i] &&
+        lower(static_cast<unsigned char>(a[i])) != lower(static_cast<unsigned char>(b[i])))
       return false;
   }
   return true;

@@ -108,6 +108,14 @@ inline ParseStatus eat_eol(Scan& s, ParseStatus otherwise) {
 // "HTTP/" DIGIT "." DIGIT, case-sensitive.
 inline ParseStatus eat_version(Scan& s, http::Version& v) {
   static constexpr std::string_view kName = "HTTP/";
+  if (s.end - s.p >= 8 && std::memcmp(s.p, "HTTP/", 5) == 0 && s.p[6] == '.' &&
+      static_cast<unsigned char>(s.p[5] - '0') < 10 &&
+      static_cast<unsigned char>(s.p[7] - '0') < 10) {
+    v = http::Version{static_cast<uint8_t>(s.p[5] - '0'), static_cast<uint8_t>(s.p[7] - '0')};
+    s.p += 8;
+    return ParseStatus::Ok;
+  }
+  // The slow path finds where a short or malformed version stops.
   for (char expected : kName) {
     if (s.p == s.end) return s.at_end;
     if (*s.p != expected) return ParseStatus::BadVersion;
@@ -132,56 +140,54 @@ inline ParseStatus eat_version(Scan& s, http::Version& v) {
 // Parses field lines up to and including the empty line that ends them, calling
 // sink(name, value) for each; a sink returning false means too many fields.
 template <class Sink>
-ParseStatus parse_fields_from(Scan& s, Sink& sink);
-
-// Works on a local copy of the scan so the compiler can keep the cursor in a register: stores of
-// fields through the sink could otherwise alias it.
-template <class Sink>
 ParseStatus parse_fields(Scan& scan, Sink&& sink) {
+  // A local copy of the scan lets the compiler keep the cursor in a register: stores of fields
+  // through the sink could otherwise alias it.
   Scan s = scan;
-  ParseStatus st = parse_fields_from(s, sink);
-  scan.p = s.p;
-  return st;
-}
-
-template <class Sink>
-inline ParseStatus parse_fields_from(Scan& s, Sink& sink) {
+  auto done = [&](ParseStatus st) {
+    scan.p = s.p;
+    return st;
+  };
   const auto& value_ok =
       s.kind == MessageKind::Request ? kTables.value_strict : kTables.value_lenient;
   for (;;) {
-    if (s.p == s.end) return s.at_end;
+    if (s.p == s.end) return done(s.at_end);
     char c = *s.p;
-    if (c == '\r' || c == '\n') return eat_eol(s, ParseStatus::Ok);
-    if (is_ows(c)) return ParseStatus::ObsFold;
+    if (c == '\r' || c == '\n') return done(eat_eol(s, ParseStatus::Ok));
+    if (is_ows(c)) return done(ParseStatus::ObsFold);
 
     const char* name = s.p;
+    while (s.end - s.p >= 4 && kTables.token[byte(s.p)] && kTables.token[byte(s.p + 1)] &&
+           kTables.token[byte(s.p + 2)] && kTables.token[byte(s.p + 3)])
+      s.p += 4;
     while (s.p != s.end && kTables.token[byte(s.p)]) ++s.p;
-    if (s.p == s.end) return s.at_end;
+    if (s.p == s.end) return done(s.at_end);
     size_t name_size = static_cast<size_t>(s.p - name);
     if (*s.p != ':') {
       if (is_ows(*s.p) && name_size != 0) {
-        if (s.kind == MessageKind::Request) return ParseStatus::WhitespaceBeforeColon;
+        if (s.kind == MessageKind::Request) return done(ParseStatus::WhitespaceBeforeColon);
         while (s.p != s.end && is_ows(*s.p)) ++s.p;
-        if (s.p == s.end) return s.at_end;
+        if (s.p == s.end) return done(s.at_end);
       }
-      if (*s.p == '\r' || *s.p == '\n') return ParseStatus::MissingColon;
-      if (*s.p != ':') return ParseStatus::BadHeaderName;
+      if (*s.p == '\r' || *s.p == '\n') return done(ParseStatus::MissingColon);
+      if (*s.p != ':') return done(ParseStatus::BadHeaderName);
     }
-    if (name_size == 0) return ParseStatus::BadHeaderName;
+    if (name_size == 0) return done(ParseStatus::BadHeaderName);
     ++s.p;
 
     while (s.p != s.end && is_ows(*s.p)) ++s.p;
     const char* value = s.p;
     s.p = skip_printable(s.p, s.end, 0x20);
     while (s.p != s.end && value_ok[byte(s.p)]) ++s.p;
-    if (s.p == s.end) return s.at_end;
+    if (s.p == s.end) return done(s.at_end);
     const char* value_end = s.p;
     while (value_end != value && is_ows(value_end[-1])) --value_end;
-    if (*s.p != '\r' && *s.p != '\n') return ParseStatus::BadHeaderValue;
-    if (ParseStatus st = eat_eol(s, ParseStatus::BadHeaderValue); st != ParseStatus::Ok) return st;
+    if (*s.p != '\r' && *s.p != '\n') return done(ParseStatus::BadHeaderValue);
+    if (ParseStatus st = eat_eol(s, ParseStatus::BadHeaderValue); st != ParseStatus::Ok)
+      return done(st);
     if (!sink(std::string_view(name, name_size),
               std::string_view(value, static_cast<size_t>(value_end - value))))
-      return ParseStatus::TooManyHeaders;
+      return done(ParseStatus::TooManyHeaders);
   }
 }
 
@@ -379,10 +385,27 @@ struct FramingFields {
     });
   }
 
+  // Whether `name` equals `lower`, a lowercase literal of letters and '-' at least 8 bytes long.
+  // ORing 0x20 into eight bytes at a time folds case; the only other byte it could confuse is CR
+  // for '-', which iequals rules out on the rare match.
+  static bool is_named(std::string_view name, std::string_view lower) {
+    if (name.size() != lower.size()) return false;
+    constexpr uint64_t kCase = 0x2020202020202020ull;
+    for (size_t i = 0;; i += 8) {
+      size_t at = i + 8 <= name.size() ? i : name.size() - 8;
+      uint64_t a, b;
+      std::memcpy(&a, name.data() + at, 8);
+      std::memcpy(&b, lower.data() + at, 8);
+      if ((a | kCase) != b) return false;
+      if (at + 8 == name.size()) break;
+    }
+    return http::iequals(name, lower);
+  }
+
   void field(std::string_view name, std::string_view value) {
-    if (name.size() == 14 && http::iequals(name, "content-length")) {
+    if (is_named(name, "content-length")) {
       content_length(value);
-    } else if (name.size() == 17 && http::iequals(name, "transfer-encoding")) {
+    } else if (is_named(name, "transfer-encoding")) {
       transfer_encoding(value);
     }
   }
