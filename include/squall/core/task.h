@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "squall/core/detail/frame_pool.h"
 #include "squall/core/detail/task_state.h"
 
 namespace squall {
@@ -30,6 +31,10 @@ class PromiseBase {
   ~PromiseBase() { --live_frames(); }
   PromiseBase(const PromiseBase&) = delete;
   PromiseBase& operator=(const PromiseBase&) = delete;
+
+  // Frames come from the per-thread pool.
+  static void* operator new(size_t size) { return pool_allocate(size); }
+  static void operator delete(void* frame, size_t size) noexcept { pool_deallocate(frame, size); }
 
   std::suspend_always initial_suspend() noexcept { return {}; }
 

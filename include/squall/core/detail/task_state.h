@@ -7,6 +7,7 @@
 #include <exception>
 #include <utility>
 
+#include "squall/core/detail/frame_pool.h"
 #include "squall/core/detail/intrusive_list.h"
 #include "squall/core/detail/timer_heap.h"
 #include "squall/core/time.h"
@@ -90,6 +91,8 @@ class TaskState : public ListHook<TaskState> {
   enum class Status : uint8_t { Scheduled, Running, Done };
 
   explicit TaskState(Loop& loop) noexcept;
+  static void* operator new(size_t size) { return pool_allocate(size); }
+  static void operator delete(void* state, size_t size) noexcept { pool_deallocate(state, size); }
   TaskState(const TaskState&) = delete;
   TaskState& operator=(const TaskState&) = delete;
 

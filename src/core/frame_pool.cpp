@@ -1,0 +1,81 @@
+// Size-class free lists for coroutine frames and task states, one set per thread.
+#include "squall/core/detail/frame_pool.h"
+
+#include <new>
+
+namespace squall::detail {
+
+#if defined(__SANITIZE_ADDRESS__)
+
+void* pool_allocate(size_t size) {
+  return ::operator new(size);
+}
+void pool_deallocate(void* block, size_t size) noexcept {
+  ::operator delete(block, size);
+}
+
+#else
+
+namespace {
+
+constexpr size_t kGranule = 32;
+constexpr size_t kClasses = 32;  // blocks up to 32 * 32 = 1024 bytes
+constexpr size_t kMaxKept = 1024;
+
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+struct Pool {
+  FreeBlock* head[kClasses] = {};
+  size_t kept[kClasses] = {};
+  ~Pool() {
+    for (size_t c = 0; c < kClasses; ++c) {
+      while (FreeBlock* b = head[c]) {
+        head[c] = b->next;
+        ::operator delete(b, (c + 1) * kGranule);
+      }
+    }
+  }
+};
+
+thread_local Pool pool;
+
+size_t size_class(size_t size) {
+  return (size + kGranule - 1) / kGranule - 1;
+}
+
+}  // namespace
+
+void* pool_allocate(size_t size) {
+  size_t c = size_class(size);
+  if (c >= kClasses) return ::operator new(size);
+  Pool& p = pool;
+  if (FreeBlock* b = p.head[c]) {
+    p.head[c] = b->next;
+    --p.kept[c];
+    return b;
+  }
+  return ::operator new((c + 1) * kGranule);
+}
+
+void pool_deallocate(void* block, size_t size) noexcept {
+  size_t c = size_class(size);
+  if (c >= kClasses) {
+    ::operator delete(block, size);
+    return;
+  }
+  Pool& p = pool;
+  if (p.kept[c] >= kMaxKept) {
+    ::operator delete(block, (c + 1) * kGranule);
+    return;
+  }
+  auto* b = static_cast<FreeBlock*>(block);
+  b->next = p.head[c];
+  p.head[c] = b;
+  ++p.kept[c];
+}
+
+#endif
+
+}  // namespace squall::detail
