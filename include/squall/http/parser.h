@@ -1,6 +1,6 @@
 // The pure HTTP/1.1 parser: request and response heads, body framing, and chunked decoding.
 //
-// No I/O and no allocation on the hot path. Four entry points, in the spirit of picohttpparser:
+// No I/O and no allocation on the hot path. Four pieces, in the spirit of picohttpparser:
 //   parse_request / parse_response  a head from the front of the caller's buffer, as views into it;
 //   request_framing / response_framing  how the body after that head is delimited (RFC 9112 §6);
 //   ChunkedDecoder                  a resumable decoder of a chunked body, yielding views.
@@ -8,10 +8,12 @@
 // a name, a message and the status code a server answers it with (400, 414, 431, 501, 505).
 //
 // Strict where RFC 9112 says MUST, because that is what stops request smuggling: whitespace
-// between a field name and its colon (requests), obs-fold, a CR not followed by LF, NUL or other
-// control bytes in request fields, bad tokens, Content-Length with Transfer-Encoding in a request,
-// differing Content-Length values, a request whose final transfer coding is not chunked.
-// Lenient, on purpose, where real servers are sloppy and no smuggling follows (responses only):
+// between a field name and its colon (requests), obs-fold (requests and responses), a CR not
+// followed by LF, NUL anywhere in a head, other control bytes in request fields, bad tokens,
+// Content-Length with Transfer-Encoding in a request, differing Content-Length values, a request
+// whose final transfer coding is not chunked (or is "chunked" with parameters), and
+// Transfer-Encoding in an HTTP/1.0 request.
+// Lenient, on purpose, where real peers are sloppy and no smuggling follows:
 //   - a bare LF ends a line in responses and in chunked response bodies (curl and browsers do the
 //     same); requests must use CRLF, since a front end that disagrees about line ends is exactly
 //     how smuggling starts;
@@ -19,6 +21,8 @@
 //     reason may hold any byte except NUL, CR and LF;
 //   - response field values may hold control bytes other than NUL, CR and LF;
 //   - whitespace between a response field name and its colon is dropped ("Server : x");
+//   - any token is a method, and any digit pair a minor version (HTTP/1.2 parses as {1, 2});
+//   - identical repeated Content-Length values ("5, 5") are one length, as RFC 9110 §8.6 allows;
 //   - request targets may hold bytes 0x80-0xFF (raw UTF-8 paths are common in the wild); the form
 //     of the target (origin, absolute, authority, "*") is left to the server.
 // Also accepted in requests, as RFC 9112 §2.2 asks: empty lines (CRLF) before the request line.
@@ -209,7 +213,9 @@ struct ChunkedLimits {
 //     if (step.status != ParseStatus::Incomplete) break;  // Ok: body done; else an error
 //   }
 //
-// A bare LF is accepted as a line end only for MessageKind::Response.
+// A bare LF is accepted as a line end only for MessageKind::Response. Spaces and tabs after the
+// chunk size are accepted before ";" (the grammar's BWS) and, leniently, before the line end.
+// Chunk sizes have any number of hex digits (leading zeros included) but must fit in 64 bits.
 class ChunkedDecoder {
  public:
   struct Step {
