@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "squall/core/detail/frame_pool.h"
 #include "squall/core/detail/task_state.h"
 #include "squall/core/error.h"
 #include "squall/core/log.h"
@@ -20,6 +21,8 @@ namespace detail {
 class CallbackTimer final : public TimerEntry {
  public:
   CallbackTimer(Loop& loop, Callback cb) : loop_(&loop), cb_(std::move(cb)) {}
+  static void* operator new(size_t size) { return pool_allocate(size); }
+  static void operator delete(void* p, size_t size) noexcept { pool_deallocate(p, size); }
   void ref() noexcept { ++refs_; }
   void unref() noexcept {
     if (--refs_ == 0) delete this;
