@@ -70,5 +70,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const squall::UrlResult url = squall::Url::parse(input, base ? &*base : nullptr);
   check(url.ok() == (url.error() == squall::UrlError::None));
   if (url) check_url(*url);
+  // A base is fully described by its href: resolving against the re-parsed base is the same.
+  if (base) {
+    const squall::UrlResult base_again = squall::Url::parse(base->href());
+    const squall::UrlResult url_again = squall::Url::parse(input, &*base_again);
+    check(url_again.ok() == url.ok() && url_again.error() == url.error());
+    if (url) check(url_again->href() == url->href() && url_again->port() == url->port());
+  }
   return 0;
 }
