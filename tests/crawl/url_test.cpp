@@ -909,6 +909,46 @@ TEST(Url, NormalizesForDedupByDroppingOnlyTheFragment) {
   EXPECT_EQ(e->dedup_key(), "http://a/B");
 }
 
+TEST(Url, MovesOutOfAResultAndCopiesAsAValue) {
+  Url url = *Url::parse("HTTP://Example.com/a?b#c");
+  Url copy = url;
+  EXPECT_EQ(copy, url);
+  EXPECT_EQ(copy.href(), "http://example.com/a?b#c");
+  EXPECT_EQ(copy.host(), "example.com");
+  EXPECT_EQ(copy.query(), "b");
+  Url moved = std::move(copy);
+  EXPECT_EQ(moved.fragment(), "c");
+  EXPECT_EQ(moved.path(), "/a");
+  auto other = Url::parse("http://example.com/a?b");
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(*other == url);
+  EXPECT_EQ(url.normalized(), *other);
+  EXPECT_EQ(other->normalized(), *other);
+}
+
+TEST(Url, ResolvesEveryLinkOfAPageAgainstOneBase) {
+  // The crawler's pattern: one parsed page URL, many hrefs; the base is only read.
+  auto page = Url::parse("https://docs.example.org/3/library/index.html?highlight=url#top");
+  ASSERT_TRUE(page.ok());
+  const std::string before = page->href();
+  const std::vector<std::pair<const char*, const char*>> links = {
+      {"os.html", "https://docs.example.org/3/library/os.html"},
+      {"../tutorial/", "https://docs.example.org/3/tutorial/"},
+      {"#module-os", "https://docs.example.org/3/library/index.html?highlight=url#module-os"},
+      {"/3/", "https://docs.example.org/3/"},
+      {"//cdn.example.org/x.css", "https://cdn.example.org/x.css"},
+      {"https://other.example/", "https://other.example/"},
+      {"  os.html\n", "https://docs.example.org/3/library/os.html"},
+  };
+  for (const auto& [href, expected] : links) {
+    SCOPED_TRACE(href);
+    auto link = Url::parse(href, &*page);
+    ASSERT_TRUE(link.ok());
+    EXPECT_EQ(link->href(), expected);
+  }
+  EXPECT_EQ(page->href(), before);
+}
+
 TEST(Url, ResolvesAgainstABaseHrefAsACallerWould) {
   // A page at one URL with <base href="/docs/v2/"> resolves its links against the base href,
   // itself resolved against the page URL.
