@@ -142,6 +142,12 @@ bool keep_alive(Version version, const Headers& headers) noexcept {
   return headers.has_token("Connection", "keep-alive");
 }
 
+bool is_idempotent(std::string_view method) noexcept {
+  // Methods are case-sensitive (RFC 9110 §9.1).
+  return method == "GET" || method == "HEAD" || method == "OPTIONS" || method == "TRACE" ||
+         method == "PUT" || method == "DELETE";
+}
+
 std::string_view reason_phrase(int status) noexcept {
   switch (status) {
     case 100:

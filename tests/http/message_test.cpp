@@ -93,6 +93,13 @@ TEST(KeepAlive, DefaultsToOnForHttp11AndOffForHttp10) {
   EXPECT_TRUE(keep_alive({1, 0}, {{"Connection", "Keep-Alive"}}));
 }
 
+TEST(Methods, KnowWhichOnesAreIdempotentCaseSensitively) {
+  for (std::string_view m : {"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
+    EXPECT_TRUE(is_idempotent(m)) << m;
+  for (std::string_view m : {"POST", "PATCH", "CONNECT", "get", ""})
+    EXPECT_FALSE(is_idempotent(m)) << m;
+}
+
 TEST(ReasonPhrase, NamesTheStandardCodesAndNothingElse) {
   EXPECT_EQ(reason_phrase(200), "OK");
   EXPECT_EQ(reason_phrase(404), "Not Found");

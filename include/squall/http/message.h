@@ -110,6 +110,10 @@ struct ResponseHead {
 // "Connection: keep-alive". Body framing can still force a close (see Framing::must_close).
 bool keep_alive(Version version, const Headers& headers) noexcept;
 
+// Whether a method is idempotent (RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT, DELETE), so
+// that a client may resend it when a reused connection turns out to have been closed.
+bool is_idempotent(std::string_view method) noexcept;
+
 // The standard reason phrase for a status code ("Not Found"), or "" for an unknown code.
 std::string_view reason_phrase(int status) noexcept;
 
