@@ -70,6 +70,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const squall::UrlResult url = squall::Url::parse(input, base ? &*base : nullptr);
   check(url.ok() == (url.error() == squall::UrlError::None));
   if (url) check_url(*url);
+  // A legacy document encoding changes only the bytes of queries, never whether a URL parses.
+  for (std::string_view encoding : {"windows-1252", "Shift_JIS", "ISO-2022-JP"}) {
+    const squall::UrlResult legacy = squall::Url::parse(input, base ? &*base : nullptr, encoding);
+    check(legacy.ok() == url.ok());
+    if (legacy) {
+      check_url(*legacy);
+      check(
+          legacy->dedup_key().substr(0, legacy->request_target().data() - legacy->href().data()) ==
+          url->dedup_key().substr(0, url->request_target().data() - url->href().data()));
+      check(legacy->path() == url->path() && legacy->fragment() == url->fragment());
+    }
+  }
   // A base is fully described by its href: resolving against the re-parsed base is the same.
   if (base) {
     const squall::UrlResult base_again = squall::Url::parse(base->href());

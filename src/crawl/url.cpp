@@ -3,6 +3,7 @@
 
 #include "squall/crawl/sniff.h"
 
+#include <iconv.h>
 #include <idn2.h>
 
 #include <algorithm>
@@ -414,6 +415,86 @@ std::optional<std::string> domain_to_ascii(std::string_view domain) {
   return result;
 }
 
+// The standard's "get an output encoding": UTF-16 and replacement encode queries as UTF-8.
+bool is_utf8_for_queries(std::string_view encoding) {
+  return encoding.empty() || iequals(encoding, "utf-8") || iequals(encoding, "utf8") ||
+         starts_with_ci(encoding, "utf-16") || iequals(encoding, "replacement");
+}
+
+// Length of the UTF-8 sequence starting at s[0], or 0 if it is not a valid one.
+size_t utf8_length(std::string_view s) {
+  auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  auto tail = [&](size_t n) {
+    if (s.size() < n) return false;
+    for (size_t i = 1; i < n; ++i)
+      if ((b(i) & 0xC0) != 0x80) return false;
+    return true;
+  };
+  if (b(0) < 0x80) return 1;
+  if (b(0) >= 0xC2 && b(0) <= 0xDF) return tail(2) ? 2 : 0;
+  if (b(0) >= 0xE0 && b(0) <= 0xEF) {
+    if (!tail(3) || (b(0) == 0xE0 && b(1) < 0xA0) || (b(0) == 0xED && b(1) >= 0xA0)) return 0;
+    return 3;
+  }
+  if (b(0) >= 0xF0 && b(0) <= 0xF4) {
+    if (!tail(4) || (b(0) == 0xF0 && b(1) < 0x90) || (b(0) == 0xF4 && b(1) >= 0x90)) return 0;
+    return 4;
+  }
+  return 0;
+}
+
+uint32_t utf8_decode(std::string_view s) {
+  auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i])); };
+  switch (s.size()) {
+    case 1:
+      return b(0);
+    case 2:
+      return (b(0) & 0x1F) << 6 | (b(1) & 0x3F);
+    case 3:
+      return (b(0) & 0x0F) << 12 | (b(1) & 0x3F) << 6 | (b(2) & 0x3F);
+    default:
+      return (b(0) & 0x07) << 18 | (b(1) & 0x3F) << 12 | (b(2) & 0x3F) << 6 | (b(3) & 0x3F);
+  }
+}
+
+// The standard's "percent-encode after encoding" for a legacy encoding, through iconv, one code
+// point at a time so that each unmappable one becomes "%26%23<decimal>%3B". False when iconv does
+// not know the encoding. Invalid UTF-8 bytes are percent-encoded as they are.
+bool append_encoded_in(std::string& out, std::string_view query, std::string_view encoding,
+                       const EncodeSet& set) {
+  iconv_t cd = iconv_open(std::string(encoding).c_str(), "UTF-8");
+  if (cd == reinterpret_cast<iconv_t>(-1)) return false;
+  char buffer[16];
+  auto flush = [&](char* end) { append_encoded(out, std::string_view(buffer, end - buffer), set); };
+  for (size_t i = 0; i < query.size();) {
+    size_t length = utf8_length(query.substr(i));
+    if (length == 0) {
+      append_encoded(out, query.substr(i, 1), set);
+      ++i;
+      continue;
+    }
+    char* in = const_cast<char*>(query.data() + i);
+    size_t in_left = length;
+    char* o = buffer;
+    size_t out_left = sizeof buffer;
+    if (iconv(cd, &in, &in_left, &o, &out_left) == static_cast<size_t>(-1)) {
+      o = buffer;
+      out_left = sizeof buffer;
+      if (iconv(cd, nullptr, nullptr, &o, &out_left) != static_cast<size_t>(-1)) flush(o);
+      out += "%26%23" + std::to_string(utf8_decode(query.substr(i, length))) + "%3B";
+    } else {
+      flush(o);
+    }
+    i += length;
+  }
+  // Stateful encodings (ISO-2022-JP) end by shifting back to ASCII.
+  char* o = buffer;
+  size_t out_left = sizeof buffer;
+  if (iconv(cd, nullptr, nullptr, &o, &out_left) != static_cast<size_t>(-1)) flush(o);
+  iconv_close(cd);
+  return true;
+}
+
 // --- Helpers of the Fetch Standard's data: URL processor.
 
 bool is_ascii_whitespace(char c) {
@@ -473,7 +554,8 @@ std::optional<std::string> forgiving_base64_decode(std::string_view in) {
 // copy of the input with tabs and newlines removed, or IDNA's buffers for non-ASCII hosts).
 class UrlParser {
  public:
-  UrlParser(std::string_view input, const Url* base) : in_(input), base_(base) {}
+  UrlParser(std::string_view input, const Url* base, std::string_view query_encoding)
+      : in_(input), base_(base), query_encoding_(query_encoding) {}
 
   UrlResult run();
 
@@ -532,6 +614,7 @@ class UrlParser {
 
   std::string_view in_;
   const Url* base_;
+  std::string_view query_encoding_;
   Url url_;
   size_t p_ = 0;
   State state_ = State::SchemeStart;
@@ -1035,7 +1118,13 @@ void UrlParser::parse_query() {
   out().push_back('?');
   size_t hash = in_.find('#', p_);
   std::string_view query = in_.substr(p_, hash == std::string_view::npos ? in_.npos : hash - p_);
-  append_encoded(out(), query, url_.special_ ? kSpecialQuerySet : kQuerySet);
+  const EncodeSet& set = url_.special_ ? kSpecialQuerySet : kQuerySet;
+  bool legacy = !is_utf8_for_queries(query_encoding_) && url_.special_ &&
+                url_.scheme_kind_ != UrlScheme::Ws && url_.scheme_kind_ != UrlScheme::Wss &&
+                std::any_of(query.begin(), query.end(),
+                            [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+  if (!legacy || !append_encoded_in(out(), query, query_encoding_, set))
+    append_encoded(out(), query, set);
   if (hash == std::string_view::npos) {
     state_ = State::Done;
   } else {
@@ -1092,18 +1181,18 @@ std::string_view url_error_message(UrlError error) noexcept {
   return "unknown URL error";
 }
 
-UrlResult Url::parse(std::string_view input, const Url* base) {
+UrlResult Url::parse(std::string_view input, const Url* base, std::string_view query_encoding) {
   auto c0_or_space = [](char c) { return static_cast<unsigned char>(c) <= 0x20; };
   while (!input.empty() && c0_or_space(input.front())) input.remove_prefix(1);
   while (!input.empty() && c0_or_space(input.back())) input.remove_suffix(1);
   if (input.size() > kMaxInputLength) return UrlError::TooLong;
   if (input.find_first_of("\t\n\r") == std::string_view::npos)
-    return detail::UrlParser(input, base).run();
+    return detail::UrlParser(input, base, query_encoding).run();
   std::string cleaned;
   cleaned.reserve(input.size());
   for (char c : input)
     if (c != '\t' && c != '\n' && c != '\r') cleaned.push_back(c);
-  return detail::UrlParser(cleaned, base).run();
+  return detail::UrlParser(cleaned, base, query_encoding).run();
 }
 
 std::string_view Url::username() const noexcept {

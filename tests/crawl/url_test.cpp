@@ -961,6 +961,48 @@ TEST(Url, ResolvesAgainstABaseHrefAsACallerWould) {
   EXPECT_EQ(link->href(), "https://example.com/docs/api/index.html?x#top");
 }
 
+// A page's links carry the page's encoding into their queries only, as in a browser.
+TEST(Url, EncodesQueriesOfSpecialUrlsInTheDocumentEncoding) {
+  struct Encoded {
+    const char* input;
+    const char* encoding;
+    const char* expected;
+  };
+  for (const Encoded& c : std::vector<Encoded>{
+           {"http://a/?q=\xC3\xA9", "windows-1252", "http://a/?q=%E9"},
+           {"http://a/?q=\xE2\x82\xAC", "windows-1252", "http://a/?q=%80"},
+           {"http://a/?q=\xE4\xB8\xAD", "windows-1252", "http://a/?q=%26%2320013%3B"},
+           {"http://a/\xC3\xA9?\xC3\xA9#\xC3\xA9", "windows-1252", "http://a/%C3%A9?%E9#%C3%A9"},
+           {"https://a/?q=\xE3\x81\x82", "Shift_JIS", "https://a/?q=%82%A0"},
+           {"http://a/?\xED\x95\x9C", "EUC-KR", "http://a/?%C7%D1"},
+           {"http://a/?\xE3\x81\x82"
+            "a",
+            "ISO-2022-JP", "http://a/?%1B$B$%22%1B(Ba"},
+           {"http://a/?\xED\x95\x9C"
+            "a",
+            "ISO-2022-JP", "http://a/?%26%2354620%3Ba"},
+           {"http://a/?' \xC3\xA9", "windows-1252", "http://a/?%27%20%E9"},
+           {"http://a/?a=b", "windows-1252", "http://a/?a=b"},
+           {"foo://a/?\xC3\xA9", "windows-1252", "foo://a/?%C3%A9"},
+           {"wss://a/?\xC3\xA9", "windows-1252", "wss://a/?%C3%A9"},
+           {"http://a/?\xC3\xA9", "UTF-16LE", "http://a/?%C3%A9"},
+           {"http://a/?\xC3\xA9", "utf-8", "http://a/?%C3%A9"},
+           {"http://a/?\xC3\xA9", "x-no-such-encoding", "http://a/?%C3%A9"},
+           {"http://a/?\xFF\xC3\xA9", "windows-1252", "http://a/?%FF%E9"},
+       }) {
+    SCOPED_TRACE(c.input);
+    test::ExactBytes bytes{std::string_view(c.input)};
+    auto url = Url::parse(bytes.view(), nullptr, c.encoding);
+    ASSERT_TRUE(url.ok());
+    EXPECT_EQ(url->href(), c.expected);
+  }
+  auto page = Url::parse("http://a/b/c?x");
+  ASSERT_TRUE(page.ok());
+  auto link = Url::parse("d?q=\xC3\xA9", &*page, "windows-1252");
+  ASSERT_TRUE(link.ok());
+  EXPECT_EQ(link->href(), "http://a/b/d?q=%E9");
+}
+
 // ---------------------------------------------------------------------------------------------
 // data: URLs.
 
