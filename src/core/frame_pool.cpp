@@ -3,15 +3,24 @@
 
 #include <new>
 
+// GCC says __SANITIZE_ADDRESS__, clang says __has_feature(address_sanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+#define SQUALL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SQUALL_ASAN 1
+#endif
+#endif
+
 namespace squall::detail {
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(SQUALL_ASAN)
 
 void* pool_allocate(size_t size) {
   return ::operator new(size);
 }
-void pool_deallocate(void* block, size_t size) noexcept {
-  ::operator delete(block, size);
+void pool_deallocate(void* block, size_t) noexcept {
+  ::operator delete(block);
 }
 
 #else
@@ -33,7 +42,7 @@ struct Pool {
     for (size_t c = 0; c < kClasses; ++c) {
       while (FreeBlock* b = head[c]) {
         head[c] = b->next;
-        ::operator delete(b, (c + 1) * kGranule);
+        ::operator delete(b);
       }
     }
   }
@@ -62,12 +71,12 @@ void* pool_allocate(size_t size) {
 void pool_deallocate(void* block, size_t size) noexcept {
   size_t c = size_class(size);
   if (c >= kClasses) {
-    ::operator delete(block, size);
+    ::operator delete(block);
     return;
   }
   Pool& p = pool;
   if (p.kept[c] >= kMaxKept) {
-    ::operator delete(block, (c + 1) * kGranule);
+    ::operator delete(block);
     return;
   }
   auto* b = static_cast<FreeBlock*>(block);
