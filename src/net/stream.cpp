@@ -1,0 +1,450 @@
+// The stream engine: one read buffer, one write queue, one edge-triggered registration.
+#include "squall/net/stream.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+
+#include "squall/core/detail/intrusive_list.h"
+#include "squall/core/detail/task_state.h"
+#include "squall/core/error.h"
+#include "squall/net/net_error.h"
+
+namespace squall {
+
+namespace detail {
+
+class StreamCore {
+ public:
+  StreamCore(std::unique_ptr<Transport> transport, StreamOptions options, Loop& loop)
+      : loop_(&loop), transport_(std::move(transport)), options_(options), fd_(transport_->fd()) {
+    if (options_.read_chunk_size == 0 || options_.max_buffer_size == 0)
+      throw InvalidArgumentError("StreamOptions: read_chunk_size and max_buffer_size must be > 0");
+    // Edge-triggered for the stream's whole life: no epoll_ctl per read or write. The rule
+    // that keeps this correct: an operation waits only after the transport said EAGAIN.
+    loop_->add_handler(fd_, IoEvents::Read | IoEvents::Write | IoEvents::Edge,
+                       [this](IoEvents events) { on_events(events); });
+  }
+  ~StreamCore() { close(nullptr); }
+
+  // --- read buffer ---
+  std::string_view view() const noexcept { return {buf_.get() + begin_, end_ - begin_}; }
+  size_t size() const noexcept { return end_ - begin_; }
+  void consume(size_t n) noexcept {
+    begin_ += std::min(n, size());
+    if (begin_ == end_) begin_ = end_ = 0;
+  }
+  std::string take(size_t n) {
+    std::string bytes(buf_.get() + begin_, n);
+    consume(n);
+    return bytes;
+  }
+  // Room for at least `want` more bytes at the tail: compacting first, growing if need be.
+  std::span<char> reserve(size_t want) {
+    if (cap_ - end_ >= want) return {buf_.get() + end_, cap_ - end_};
+    size_t used = size();
+    if (cap_ - used >= want) {
+      std::memmove(buf_.get(), buf_.get() + begin_, used);
+    } else {
+      size_t cap = std::max({cap_ * 2, used + want, size_t{4096}});
+      cap = std::min(cap, std::max(options_.max_buffer_size, used + want));
+      auto grown = std::make_unique_for_overwrite<char[]>(cap);
+      if (used) std::memcpy(grown.get(), buf_.get() + begin_, used);
+      buf_ = std::move(grown);
+      cap_ = cap;
+    }
+    begin_ = 0;
+    end_ = used;
+    return {buf_.get() + end_, cap_ - end_};
+  }
+
+  // The exception for an operation on a closed stream: the close reason if there is one.
+  std::exception_ptr closed_error(NetPhase phase) const {
+    if (reason_) return reason_;
+    return std::make_exception_ptr(
+        NetError(ErrorKind::Closed, phase, transport_->peer(), "the stream is closed"));
+  }
+  // An I/O failure: closes the stream with it as the reason and returns it.
+  std::exception_ptr fail(NetPhase phase, int error) {
+    ErrorKind kind = error == ECONNRESET || error == EPIPE || error == ENOTCONN ? ErrorKind::Closed
+                                                                                : ErrorKind::System;
+    auto e = std::make_exception_ptr(
+        NetError(kind, phase, transport_->peer(), describe_errno(error), error));
+    close(e);
+    return e;
+  }
+  std::exception_ptr fail(NetError error) {
+    auto e = std::make_exception_ptr(std::move(error));
+    close(e);
+    return e;
+  }
+
+  // Sends queued bytes until the queue is empty or the transport would block; 0 or an errno.
+  int flush_now() noexcept {
+    while (!out_.empty()) {
+      iovec iov[64];
+      size_t n = 0;
+      size_t offset = out_offset_;
+      for (auto it = out_.begin(); it != out_.end() && n < std::size(iov); ++it, ++n) {
+        iov[n].iov_base = it->data() + offset;
+        iov[n].iov_len = it->size() - offset;
+        offset = 0;
+      }
+      IoResult r = transport_->write({iov, n});
+      if (r.would_block()) {
+        writable_ = false;
+        write_blocked_on_ = transport_->blocked_on(false);
+        return 0;
+      }
+      if (r.error) return r.error;
+      pending_ -= r.bytes;
+      for (size_t left = r.bytes; left > 0;) {
+        size_t avail = out_.front().size() - out_offset_;
+        if (left < avail) {
+          out_offset_ += left;
+          break;
+        }
+        left -= avail;
+        out_.pop_front();
+        out_offset_ = 0;
+      }
+    }
+    return 0;
+  }
+
+  // Queues bytes and sends what the transport takes now; null, or the failure.
+  std::exception_ptr enqueue(std::string_view bytes, std::string* owned) {
+    if (closed_) return closed_error(NetPhase::Write);
+    if (write_shut_)
+      return std::make_exception_ptr(NetError(ErrorKind::Closed, NetPhase::Write,
+                                              transport_->peer(),
+                                              "the stream's writing side was shut down"));
+    if (bytes.empty()) return nullptr;
+    // Small writes join the last queued chunk (one iovec, not many); big ones are moved in.
+    constexpr size_t kCoalesce = 16 * 1024;
+    if (!out_.empty() && out_.back().size() + bytes.size() <= kCoalesce) {
+      out_.back().append(bytes);
+    } else if (owned) {
+      out_.push_back(std::move(*owned));
+    } else {
+      out_.emplace_back(bytes);
+    }
+    pending_ += bytes.size();
+    if (!writable_) return nullptr;  // the next writability event sends it
+    if (int error = flush_now()) return fail(NetPhase::Write, error);
+    return nullptr;
+  }
+
+  void close(std::exception_ptr reason) noexcept {
+    if (closed_) return;
+    closed_ = true;
+    reason_ = std::move(reason);
+    loop_->remove_handler(fd_);
+    transport_->close();
+    out_.clear();
+    out_offset_ = pending_ = 0;
+    wake_all(readers_);
+    wake_all(writers_);
+  }
+
+  void on_events(IoEvents events);
+  void wake_writers() noexcept;
+  static void wake_all(IntrusiveList<Waiter>& list) noexcept {
+    while (Waiter* w = list.pop_front()) w->wake();
+  }
+
+  Loop* loop_;
+  std::unique_ptr<Transport> transport_;
+  StreamOptions options_;
+  int fd_;
+
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0, begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  bool reading_ = false;
+  IoEvents read_blocked_on_ = IoEvents::Read;
+  IntrusiveList<Waiter> readers_;
+
+  std::deque<std::string> out_;
+  size_t out_offset_ = 0;  // bytes of out_.front() already sent
+  size_t pending_ = 0;
+  bool writable_ = true;
+  bool write_shut_ = false;
+  IoEvents write_blocked_on_ = IoEvents::Write;
+  IntrusiveList<Waiter> writers_;  // WriteWait nodes
+
+  bool closed_ = false;
+  std::exception_ptr reason_;
+};
+
+namespace {
+
+constexpr IoEvents kTrouble = IoEvents::Error | IoEvents::Hangup;
+
+// Waits for the descriptor to change (readable, or whatever the transport is blocked on).
+class ReadWait final : public Waiter {
+ public:
+  explicit ReadWait(StreamCore& c) noexcept : c_(c) {}
+  bool await_ready() const noexcept { return c_.closed_; }
+  bool await_suspend(std::coroutine_handle<> h) {
+    if (!suspend(h)) return false;
+    c_.readers_.push_back(*this);
+    return true;
+  }
+  void await_resume() { finish(); }
+
+ private:
+  StreamCore& c_;
+};
+
+}  // namespace
+
+// Waits until at most `threshold` bytes are pending (or the stream closes).
+class WriteWait final : public Waiter {
+ public:
+  WriteWait(StreamCore& c, size_t threshold) noexcept : c_(c), threshold_(threshold) {}
+  bool await_ready() const noexcept { return c_.closed_ || c_.pending_ <= threshold_; }
+  bool await_suspend(std::coroutine_handle<> h) {
+    if (!suspend(h)) return false;
+    c_.writers_.push_back(*this);
+    return true;
+  }
+  void await_resume() { finish(); }
+  size_t threshold() const noexcept { return threshold_; }
+
+ private:
+  StreamCore& c_;
+  size_t threshold_;
+};
+
+void StreamCore::wake_writers() noexcept {
+  for (Waiter* w = writers_.front(); w;) {
+    Waiter* next = IntrusiveList<Waiter>::next(*w);
+    if (pending_ <= static_cast<WriteWait*>(w)->threshold()) w->wake();
+    w = next;
+  }
+}
+
+void StreamCore::on_events(IoEvents events) {
+  if (closed_) return;
+  if (any(events & IoEvents::Write)) writable_ = true;
+  if (pending_ > 0 && any(events & (write_blocked_on_ | kTrouble))) {
+    writable_ = true;
+    if (int error = flush_now()) {
+      fail(NetPhase::Write, error);
+      return;
+    }
+    wake_writers();
+  }
+  if (any(events & (read_blocked_on_ | kTrouble))) wake_all(readers_);
+}
+
+namespace {
+
+// One read operation at a time.
+class ReadGuard {
+ public:
+  explicit ReadGuard(StreamCore& c) : c_(c) {
+    if (c_.reading_)
+      throw InvalidStateError("stream from " + c_.transport_->peer() +
+                              ": a read is already in progress");
+    c_.reading_ = true;
+  }
+  ~ReadGuard() { c_.reading_ = false; }
+  ReadGuard(const ReadGuard&) = delete;
+  ReadGuard& operator=(const ReadGuard&) = delete;
+
+ private:
+  StreamCore& c_;
+};
+
+// Reads into `into` once the transport has something: bytes stored, 0 at end of stream.
+Task<size_t> read_some(StreamCore& c, std::span<char> into) {
+  for (;;) {
+    if (c.eof_) co_return 0;
+    if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Read));
+    IoResult r = c.transport_->read(into);
+    if (r.bytes > 0) co_return r.bytes;
+    if (r.error == 0) {
+      c.eof_ = true;
+      co_return 0;
+    }
+    if (!r.would_block()) std::rethrow_exception(c.fail(NetPhase::Read, r.error));
+    c.read_blocked_on_ = c.transport_->blocked_on(true);
+    co_await ReadWait(c);
+  }
+}
+
+// Reads more into the buffer: bytes added, 0 at end of stream; TooLarge when it is full.
+Task<size_t> fill(StreamCore& c) {
+  size_t used = c.size();
+  size_t limit = c.options_.max_buffer_size;
+  if (used >= limit && !c.eof_) {
+    std::rethrow_exception(
+        c.fail(NetError(ErrorKind::TooLarge, NetPhase::Read, c.transport_->peer(),
+                        "the read buffer is full (max_buffer_size " + std::to_string(limit) +
+                            " bytes): the peer sent more than this stream may hold")));
+  }
+  if (c.eof_) co_return 0;
+  std::span<char> tail = c.reserve(std::min(c.options_.read_chunk_size, limit - used));
+  tail = tail.first(std::min(tail.size(), limit - used));
+  size_t n = co_await read_some(c, tail);
+  c.end_ += n;
+  co_return n;
+}
+
+NetError ended_early(StreamCore& c, std::string_view what) {
+  return NetError(ErrorKind::Closed, NetPhase::Read, c.transport_->peer(),
+                  "the peer closed the connection " + std::string(what));
+}
+
+Task<void> drain(StreamCore& c, size_t threshold) {
+  for (;;) {
+    if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Write));
+    if (c.pending_ <= threshold) co_return;
+    co_await WriteWait(c, threshold);
+  }
+}
+
+Task<void> failed(std::exception_ptr error) {
+  std::rethrow_exception(error);
+  co_return;
+}
+
+}  // namespace
+}  // namespace detail
+
+using detail::StreamCore;
+
+Stream::Stream(std::unique_ptr<Transport> transport, StreamOptions options, Loop& loop)
+    : core_(std::make_unique<StreamCore>(std::move(transport), options, loop)) {}
+Stream::Stream(Stream&& other) noexcept = default;
+Stream& Stream::operator=(Stream&& other) noexcept = default;
+Stream::~Stream() = default;
+
+const std::string& Stream::peer() const noexcept {
+  return core_->transport_->peer();
+}
+const StreamOptions& Stream::options() const noexcept {
+  return core_->options_;
+}
+
+Task<std::string> Stream::read_until(std::string_view delimiter, size_t max_bytes) {
+  StreamCore& c = *core_;
+  detail::ReadGuard guard(c);
+  if (delimiter.empty()) throw InvalidArgumentError("read_until: empty delimiter");
+  std::string delim(delimiter);  // the caller's view need not outlive the first suspension
+  size_t scan = 0;
+  for (;;) {
+    std::string_view view = c.view();
+    size_t pos = view.find(delim, scan);
+    size_t end = pos == std::string_view::npos ? view.size() : pos + delim.size();
+    if (end > max_bytes || (pos == std::string_view::npos && view.size() >= max_bytes)) {
+      std::rethrow_exception(c.fail(NetError(
+          ErrorKind::TooLarge, NetPhase::Read, c.transport_->peer(),
+          "the delimiter did not come within max_bytes (" + std::to_string(max_bytes) + ")")));
+    }
+    if (pos != std::string_view::npos) co_return c.take(end);
+    scan = view.size() >= delim.size() ? view.size() - delim.size() + 1 : 0;
+    if (co_await detail::fill(c) == 0) {
+      throw detail::ended_early(
+          c, "before the delimiter arrived (" + std::to_string(c.size()) + " bytes buffered)");
+    }
+  }
+}
+
+Task<std::string> Stream::read_bytes(size_t n, bool partial) {
+  StreamCore& c = *core_;
+  detail::ReadGuard guard(c);
+  if (n == 0) co_return std::string();
+  for (;;) {
+    size_t have = c.size();
+    if (have >= n || (partial && have > 0)) co_return c.take(std::min(n, have));
+    if (co_await detail::fill(c) == 0) {
+      throw detail::ended_early(c, "after " + std::to_string(c.size()) + " of the " +
+                                       std::to_string(n) + " bytes asked for");
+    }
+  }
+}
+
+Task<std::string> Stream::read_until_close() {
+  StreamCore& c = *core_;
+  detail::ReadGuard guard(c);
+  while (co_await detail::fill(c) > 0) {
+  }
+  co_return c.take(c.size());
+}
+
+Task<size_t> Stream::read_into(std::span<char> into, bool partial) {
+  StreamCore& c = *core_;
+  detail::ReadGuard guard(c);
+  size_t got = std::min(into.size(), c.size());
+  if (got) std::memcpy(into.data(), c.view().data(), got);
+  c.consume(got);
+  while (got < into.size() && !(partial && got > 0)) {
+    size_t n = co_await detail::read_some(c, into.subspan(got));
+    if (n == 0) {
+      throw detail::ended_early(c, "after " + std::to_string(got) + " of the " +
+                                       std::to_string(into.size()) + " bytes asked for");
+    }
+    got += n;
+  }
+  co_return got;
+}
+
+std::string_view Stream::buffered() const noexcept {
+  return core_->view();
+}
+void Stream::consume(size_t n) noexcept {
+  core_->consume(n);
+}
+
+Task<size_t> Stream::read_more() {
+  StreamCore& c = *core_;
+  detail::ReadGuard guard(c);
+  co_return co_await detail::fill(c);
+}
+
+bool Stream::at_eof() const noexcept {
+  return core_->eof_;
+}
+
+Task<void> Stream::write(std::string_view bytes) {
+  if (auto error = core_->enqueue(bytes, nullptr)) return detail::failed(error);
+  return detail::drain(*core_, core_->options_.write_high_water);
+}
+
+Task<void> Stream::write(std::string&& bytes) {
+  if (auto error = core_->enqueue(bytes, &bytes)) return detail::failed(error);
+  return detail::drain(*core_, core_->options_.write_high_water);
+}
+
+Task<void> Stream::flush() {
+  return detail::drain(*core_, 0);
+}
+
+Task<void> Stream::shutdown_write() {
+  StreamCore& c = *core_;
+  co_await detail::drain(c, 0);
+  if (c.write_shut_) co_return;
+  if (int error = c.transport_->shutdown_write())
+    std::rethrow_exception(c.fail(NetPhase::Write, error));
+  c.write_shut_ = true;
+}
+
+size_t Stream::pending_write_bytes() const noexcept {
+  return core_->pending_;
+}
+
+void Stream::close(std::exception_ptr reason) noexcept {
+  if (core_) core_->close(std::move(reason));
+}
+
+bool Stream::closed() const noexcept {
+  return core_->closed_;
+}
+std::exception_ptr Stream::close_reason() const noexcept {
+  return core_->reason_;
+}
+
+}  // namespace squall

@@ -1,0 +1,355 @@
+// The buffered stream over real loopback TCP: reads in every split, limits, backpressure,
+// half-close, resets, and kills that must release the socket.
+#include "squall/net/stream.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "squall/net/net_error.h"
+#include "squall/net/socket.h"
+#include "squall/net/tcp_client.h"
+#include "support/bytes.h"
+#include "support/loop_fixture.h"
+
+namespace squall {
+namespace {
+
+using namespace std::chrono_literals;
+
+size_t open_fds() {
+  size_t n = 0;
+  for ([[maybe_unused]] auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+// Both ends of one loopback TCP connection, as streams.
+struct Pair {
+  Stream client;
+  Stream server;
+};
+
+Task<Pair> connected_pair(StreamOptions client_options = {}, StreamOptions server_options = {}) {
+  Socket listener = Socket::tcp(AF_INET);
+  EXPECT_EQ(listener.bind(Address::ipv4_loopback(0)), 0);
+  EXPECT_EQ(listener.listen(4), 0);
+  Address address = *listener.local_address();
+  ConnectOptions options;
+  options.stream = client_options;
+  Stream client = co_await tcp_connect(address, options);
+  int error = 0;
+  Address peer;
+  Socket accepted = listener.accept(error, &peer);
+  while (!accepted && error == EAGAIN) {
+    co_await wait_readable(listener.fd());
+    accepted = listener.accept(error, &peer);
+  }
+  EXPECT_TRUE(accepted) << describe_errno(error);
+  co_return Pair{std::move(client),
+                 Stream(std::make_unique<TcpTransport>(std::move(accepted), peer.to_string()),
+                        server_options)};
+}
+
+StreamOptions limits(size_t max_buffer_size, size_t read_chunk_size) {
+  StreamOptions options;
+  options.max_buffer_size = max_buffer_size;
+  options.read_chunk_size = read_chunk_size;
+  return options;
+}
+
+StreamOptions high_water(size_t bytes) {
+  StreamOptions options;
+  options.write_high_water = bytes;
+  return options;
+}
+
+// Sends each chunk on its own, with a pause so the reader sees it arrive separately.
+Task<void> send_chunks(Stream& stream, const test::Split& split) {
+  for (const auto& chunk : split.chunks) {
+    co_await stream.write(chunk.view());
+    co_await stream.flush();
+    co_await sleep(100us);
+  }
+}
+
+class StreamTest : public test::LoopTest {};
+
+const std::string kLines = "GET / HTTP/1.1\r\nHost: example\r\n\r\nsecond line\r\nx\r\n\r\n";
+
+TEST_F(StreamTest, ReadUntilReturnsEachLineWhateverTheSplits) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    for (const auto& split : test::splits(kLines)) {
+      auto sender = spawn(send_chunks(p.client, split));
+      std::string got;
+      while (got.size() < kLines.size()) {
+        std::string line = co_await p.server.read_until("\r\n");
+        EXPECT_TRUE(line.ends_with("\r\n")) << split.name;
+        got += line;
+      }
+      EXPECT_EQ(got, kLines) << split.name;
+      co_await sender;
+    }
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, ReadBytesReturnsExactCountsWhateverTheSplits) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    for (const auto& split : test::splits(kLines)) {
+      auto sender = spawn(send_chunks(p.client, split));
+      std::string got = co_await p.server.read_bytes(5);
+      EXPECT_EQ(got, kLines.substr(0, 5)) << split.name;
+      got += co_await p.server.read_bytes(kLines.size() - 5);
+      EXPECT_EQ(got, kLines) << split.name;
+      co_await sender;
+    }
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, PartialReadBytesReturnsWhatHasArrived) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    co_await p.client.write("abc");
+    std::string got = co_await p.server.read_bytes(100, /*partial=*/true);
+    EXPECT_FALSE(got.empty());
+    EXPECT_EQ(got, std::string("abc").substr(0, got.size()));
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, ReadUntilCloseReturnsEverythingAfterThePeerHalfClosesAndWritesStillWork) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    for (const auto& split : test::splits(kLines, 3)) {
+      Pair q = co_await connected_pair();
+      auto sender = [](Stream& s, const test::Split& split) -> Task<void> {
+        co_await send_chunks(s, split);
+        co_await s.shutdown_write();
+      };
+      auto h = spawn(sender(q.client, split));
+      EXPECT_EQ(co_await q.server.read_until_close(), kLines) << split.name;
+      EXPECT_TRUE(q.server.at_eof());
+      co_await h;
+      // Half-closed, not closed: the other direction still carries bytes.
+      co_await q.server.write("reply\n");
+      EXPECT_EQ(co_await q.client.read_until("\n"), "reply\n");
+    }
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, ReadBytesThatEndOfStreamCannotSatisfyFailsWithClosedNamingThePeer) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    co_await p.client.write("12345");
+    co_await p.client.shutdown_write();
+    try {
+      co_await p.server.read_bytes(100);
+      ADD_FAILURE() << "read_bytes returned";
+    } catch (const NetError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Closed);
+      EXPECT_EQ(e.phase(), NetPhase::Read);
+      EXPECT_NE(std::string(e.what()).find(p.server.peer()), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(p.server.buffered(), "12345");
+    EXPECT_FALSE(p.server.closed());
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, ReadIntoFillsTheCallersBufferFromBufferedAndFreshBytes) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    std::string data(100000, 'z');
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>('a' + i % 26);
+    auto h = spawn(p.client.write(std::string(data)));
+    EXPECT_EQ(co_await p.server.read_bytes(3), data.substr(0, 3));
+    std::vector<char> buffer(data.size() - 3);
+    EXPECT_EQ(co_await p.server.read_into(buffer), buffer.size());
+    EXPECT_EQ(std::string_view(buffer.data(), buffer.size()), data.substr(3));
+    co_await h;
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, AParserCanViewAndConsumeTheBufferWithoutCopying) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    co_await p.client.write("key=value;rest");
+    while (p.server.buffered().find(';') == std::string_view::npos)
+      EXPECT_GT(co_await p.server.read_more(), 0u);
+    std::string_view view = p.server.buffered();
+    EXPECT_EQ(view.substr(0, view.find(';')), "key=value");
+    p.server.consume(view.find(';') + 1);
+    EXPECT_EQ(co_await p.server.read_bytes(4), "rest");
+    EXPECT_TRUE(p.server.buffered().empty());
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, ADelimiterBeyondMaxBytesFailsWithTooLargeAndClosesTheStream) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    co_await p.client.write("a line much longer than allowed\n");
+    try {
+      co_await p.server.read_until("\n", 10);
+      ADD_FAILURE() << "read_until returned";
+    } catch (const NetError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::TooLarge) << e.what();
+      EXPECT_NE(std::string(e.what()).find("max_bytes"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(p.server.closed());
+    EXPECT_TRUE(p.server.close_reason());
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, MoreThanMaxBufferSizeFailsWithTooLargeInsteadOfGrowing) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair({}, limits(1024, 300));
+    auto h = spawn(p.client.write(std::string(4096, 'x')));
+    try {
+      co_await p.server.read_until("\n");
+      ADD_FAILURE() << "read_until returned";
+    } catch (const NetError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::TooLarge) << e.what();
+      EXPECT_NE(std::string(e.what()).find("max_buffer_size"), std::string::npos) << e.what();
+    }
+    EXPECT_LE(p.server.buffered().size(), 1024u);
+    EXPECT_TRUE(p.server.closed());
+    // Later reads that need the socket report the same reason.
+    EXPECT_THROW(co_await p.server.read_until("\n"), NetError);
+    co_await h.join();
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, ASlowReaderKeepsTheWritersPendingBytesAtTheHighWaterMark) {
+  auto body = []() -> Task<void> {
+    constexpr size_t kHighWater = 64 * 1024;
+    constexpr size_t kChunk = 16 * 1024;
+    constexpr size_t kChunks = 256;  // 4 MiB: far more than the socket buffers hold
+    Pair p = co_await connected_pair(high_water(kHighWater));
+    size_t max_pending = 0;
+    auto writer = [&]() -> Task<void> {
+      for (size_t i = 0; i < kChunks; ++i) {
+        co_await p.client.write(std::string(kChunk, static_cast<char>('a' + i % 26)));
+        max_pending = std::max(max_pending, p.client.pending_write_bytes());
+        EXPECT_LE(p.client.pending_write_bytes(), kHighWater);
+      }
+      co_await p.client.flush();
+    };
+    auto w = spawn(writer());
+    for (size_t i = 0; i < kChunks; ++i) {
+      std::string chunk = co_await p.server.read_bytes(kChunk);
+      EXPECT_EQ(chunk, std::string(kChunk, static_cast<char>('a' + i % 26)));
+      if (i % 16 == 0) co_await sleep(1ms);
+    }
+    co_await w;
+    EXPECT_GT(max_pending, 0u) << "the writer never had to queue: the test proves nothing";
+    EXPECT_EQ(p.client.pending_write_bytes(), 0u);
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, APeerResetMidReadIsAClosedErrorNamingEconnresetAndThePeer) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    auto reader = [](Stream& s) -> Task<std::string> { co_return co_await s.read_until("\n"); };
+    auto r = spawn(reader(p.client));
+    co_await sleep(1ms);
+    // Closing with unread bytes in the receive queue makes the kernel send a reset.
+    co_await p.client.write("never read by the server");
+    co_await p.client.flush();
+    co_await sleep(1ms);
+    p.server.close();
+    try {
+      co_await r;
+      ADD_FAILURE() << "read_until returned";
+    } catch (const NetError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Closed) << e.what();
+      EXPECT_EQ(e.error_number(), ECONNRESET) << e.what();
+      std::string message = e.what();
+      EXPECT_NE(message.find("ECONNRESET"), std::string::npos) << message;
+      EXPECT_NE(message.find("read from " + p.client.peer()), std::string::npos) << message;
+    }
+    EXPECT_TRUE(p.client.closed());
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, CloseWakesABlockedReaderWithTheReason) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    auto reader = [](Stream& s) -> Task<std::string> { co_return co_await s.read_bytes(1); };
+    auto r = spawn(reader(p.server));
+    co_await sleep(1ms);
+    p.server.close(std::make_exception_ptr(InvalidStateError("shutting down")));
+    EXPECT_THROW(co_await r, InvalidStateError);
+    EXPECT_TRUE(p.server.closed());
+    EXPECT_THROW(co_await p.server.write("x"), InvalidStateError);
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, ASecondConcurrentReadIsRefused) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    auto reader = [](Stream& s) -> Task<std::string> { co_return co_await s.read_bytes(1); };
+    auto r = spawn(reader(p.server));
+    co_await sleep(1ms);
+    EXPECT_THROW(co_await p.server.read_bytes(1), InvalidStateError);
+    co_await p.client.write("x");
+    EXPECT_EQ(co_await r, "x");
+  };
+  run(body());
+}
+
+TEST_F(StreamTest, KillingATaskBlockedInReadReleasesTheSocket) {
+  size_t before = open_fds();
+  auto body = []() -> Task<void> {
+    auto reader = [](Pair p) -> Task<void> { co_await p.server.read_until("\n"); };
+    auto r = spawn(reader(co_await connected_pair()));
+    co_await sleep(1ms);
+    EXPECT_EQ(Loop::current().handler_count(), 2u);
+    r.kill();
+    co_await r.join();
+    EXPECT_EQ(Loop::current().handler_count(), 0u);
+  };
+  run(body());
+  EXPECT_EQ(open_fds(), before);
+}
+
+TEST_F(StreamTest, KillingATaskBlockedInWriteReleasesTheSocket) {
+  size_t before = open_fds();
+  auto body = []() -> Task<void> {
+    auto writer = [](Pair p) -> Task<void> {
+      for (;;) co_await p.client.write(std::string(64 * 1024, 'w'));
+    };
+    auto w = spawn(writer(co_await connected_pair(high_water(1024))));
+    co_await sleep(5ms);
+    EXPECT_FALSE(w.done());
+    w.kill();
+    co_await w.join();
+    EXPECT_EQ(Loop::current().handler_count(), 0u);
+  };
+  run(body());
+  EXPECT_EQ(open_fds(), before);
+}
+
+TEST_F(StreamTest, WithTimeoutBoundsAReadAndLeavesTheStreamUsable) {
+  auto body = []() -> Task<void> {
+    Pair p = co_await connected_pair();
+    EXPECT_THROW(co_await with_timeout(2ms, p.server.read_until("\n")), TimeoutError);
+    EXPECT_FALSE(p.server.closed());
+    co_await p.client.write("late\n");
+    EXPECT_EQ(co_await p.server.read_until("\n"), "late\n");
+  };
+  run(body());
+}
+
+}  // namespace
+}  // namespace squall
