@@ -207,8 +207,9 @@ class Url {
 // Either a Url or the reason there is none. Test it before dereferencing.
 class UrlResult {
  public:
-  UrlResult(Url url) : url_(std::move(url)) {}  // NOLINT: implicit by design
-  UrlResult(UrlError error) : error_(error) {}  // NOLINT: implicit by design
+  // Implicit, so that a parser returns either a Url or a UrlError; `error` is never None.
+  UrlResult(Url url) : url_(std::move(url)) {}  // NOLINT(google-explicit-constructor)
+  UrlResult(UrlError error) : error_(error) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const noexcept { return url_.has_value(); }
   explicit operator bool() const noexcept { return ok(); }
