@@ -1,0 +1,205 @@
+// tcp_connect on loopback: IPv4, IPv6, localhost, refusal, timeouts, and kills mid-connect.
+#include "squall/net/tcp_client.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "squall/net/net_error.h"
+#include "squall/net/socket.h"
+#include "squall/net/tcp_server.h"
+#include "support/loop_fixture.h"
+
+namespace squall {
+namespace {
+
+using namespace std::chrono_literals;
+
+size_t open_fds() {
+  size_t n = 0;
+  for ([[maybe_unused]] auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+bool ipv6_loopback_available() {
+  Socket s;
+  try {
+    s = Socket::tcp(AF_INET6);
+  } catch (const SystemError&) {
+    return false;
+  }
+  return s.bind(Address::ipv6_loopback(0)) == 0;
+}
+
+// A port on 127.0.0.1 with nothing listening (bound, then released).
+uint16_t unused_port() {
+  Socket s = Socket::tcp(AF_INET);
+  EXPECT_EQ(s.bind(Address::ipv4_loopback(0)), 0);
+  return s.local_address()->port();
+}
+
+Task<void> echo_line(Stream& s) {
+  co_await s.write(co_await s.read_until("\n"));
+}
+
+ConnectOptions with_timeout_of(Duration d) {
+  ConnectOptions options;
+  options.timeout = d;
+  return options;
+}
+
+class TcpClientTest : public test::LoopTest {};
+
+TEST_F(TcpClientTest, ConnectsOverIpv4AndTheStreamCarriesBytesBothWays) {
+  auto body = []() -> Task<void> {
+    TcpServer server(echo_line);
+    server.listen(Address::ipv4_loopback(0));
+    Stream s = co_await tcp_connect("127.0.0.1", server.port());
+    EXPECT_EQ(s.peer(), server.address().to_string());
+    co_await s.write("ping\n");
+    EXPECT_EQ(co_await s.read_until("\n"), "ping\n");
+    co_await server.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(TcpClientTest, ConnectsOverIpv6OnLoopback) {
+  if (!ipv6_loopback_available()) GTEST_SKIP() << "::1 is not available on this machine";
+  auto body = []() -> Task<void> {
+    TcpServer server(echo_line);
+    server.listen(Address::parse("[::1]:0"));
+    EXPECT_EQ(server.address().host(), "::1");
+    Stream s = co_await tcp_connect("::1", server.port());
+    EXPECT_EQ(s.peer(), "[::1]:" + std::to_string(server.port()));
+    co_await s.write("six\n");
+    EXPECT_EQ(co_await s.read_until("\n"), "six\n");
+    co_await server.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(TcpClientTest, LocalhostFallsBackToTheNextAddressWhenOneIsRefused) {
+  auto body = []() -> Task<void> {
+    TcpServer server(echo_line);  // IPv4 only: ::1 refuses (or is absent)
+    server.listen(Address::ipv4_loopback(0));
+    Stream s = co_await tcp_connect("localhost", server.port());
+    EXPECT_EQ(s.peer(), "localhost:" + std::to_string(server.port()) +
+                            " (127.0.0.1:" + std::to_string(server.port()) + ")");
+    co_await s.write("local\n");
+    EXPECT_EQ(co_await s.read_until("\n"), "local\n");
+    co_await server.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(TcpClientTest, ARefusedConnectionIsAConnectErrorNamingThePeerAndEconnrefused) {
+  auto body = []() -> Task<void> {
+    uint16_t port = unused_port();
+    try {
+      co_await tcp_connect("127.0.0.1", port);
+      ADD_FAILURE() << "connected to a port with no listener";
+    } catch (const NetError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Connect);
+      EXPECT_EQ(e.phase(), NetPhase::Connect);
+      EXPECT_EQ(e.error_number(), ECONNREFUSED);
+      EXPECT_EQ(e.peer(), "127.0.0.1:" + std::to_string(port));
+      std::string message = e.what();
+      EXPECT_NE(message.find("connect to 127.0.0.1:" + std::to_string(port)), std::string::npos)
+          << message;
+      EXPECT_NE(message.find("ECONNREFUSED"), std::string::npos) << message;
+    }
+  };
+  run(body());
+}
+
+TEST_F(TcpClientTest, ANameTheLiteralResolverCannotResolveIsAResolveError) {
+  auto body = []() -> Task<void> {
+    try {
+      co_await tcp_connect("no-such-host.invalid", 80);
+      ADD_FAILURE() << "resolved a name without a resolver";
+    } catch (const NetError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Resolve);
+      EXPECT_EQ(e.phase(), NetPhase::Resolve);
+      EXPECT_NE(std::string(e.what()).find("no-such-host.invalid"), std::string::npos);
+    }
+  };
+  run(body());
+}
+
+TEST_F(TcpClientTest, ASourceAddressOfTheOtherFamilyLeavesNothingToTry) {
+  auto body = []() -> Task<void> {
+    ConnectOptions options;
+    options.source = Address::ipv6_loopback(0);
+    EXPECT_THROW(co_await tcp_connect("127.0.0.1", 9, options), NetError);
+    options.source = Address::ipv4_loopback(0);
+    TcpServer server(echo_line);
+    server.listen(Address::ipv4_loopback(0));
+    Stream s = co_await tcp_connect("127.0.0.1", server.port(), options);
+    co_await s.write("bound\n");
+    EXPECT_EQ(co_await s.read_until("\n"), "bound\n");
+    co_await server.stop(1s);
+  };
+  run(body());
+}
+
+// A listener that never accepts, with its backlog full: further connects hang in SYN_SENT.
+// Returns the connections that filled it; empty if the system never blocked (then skip).
+Task<std::vector<Stream>> fill_backlog(const Address& address) {
+  std::vector<Stream> filled;
+  for (int i = 0; i < 16; ++i) {
+    try {
+      filled.push_back(co_await tcp_connect(address, with_timeout_of(100ms)));
+    } catch (const NetError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Timeout) << e.what();
+      EXPECT_NE(std::string(e.what()).find(address.to_string()), std::string::npos) << e.what();
+      co_return filled;
+    }
+  }
+  filled.clear();
+  co_return filled;
+}
+
+TEST_F(TcpClientTest, AConnectToAFullBacklogTimesOutAndAKillReleasesTheSocket) {
+  size_t before = open_fds();
+  bool blocked = false;
+  auto body = [&blocked]() -> Task<void> {
+    Socket listener = Socket::tcp(AF_INET);
+    EXPECT_EQ(listener.bind(Address::ipv4_loopback(0)), 0);
+    EXPECT_EQ(listener.listen(1), 0);
+    Address address = *listener.local_address();
+    std::vector<Stream> filled = co_await fill_backlog(address);
+    if (filled.empty()) co_return;
+    blocked = true;
+    size_t watched = Loop::current().handler_count();
+    auto connecting = spawn(tcp_connect(address));
+    co_await sleep(20ms);
+    EXPECT_FALSE(connecting.done());
+    EXPECT_EQ(Loop::current().handler_count(), watched + 1);
+    connecting.kill();
+    EXPECT_FALSE(co_await connecting.join(1s) == false);
+    EXPECT_EQ(Loop::current().handler_count(), watched);
+    EXPECT_THROW(connecting.value(), CancelledError);
+  };
+  run(body());
+  if (!blocked) GTEST_SKIP() << "connects to a full backlog did not block here";
+  EXPECT_EQ(open_fds(), before);
+}
+
+TEST_F(TcpClientTest, WithTimeoutAroundAConnectReleasesTheSocket) {
+  size_t before = open_fds();
+  auto body = []() -> Task<void> {
+    Socket listener = Socket::tcp(AF_INET);
+    EXPECT_EQ(listener.bind(Address::ipv4_loopback(0)), 0);
+    EXPECT_EQ(listener.listen(1), 0);
+    Address address = *listener.local_address();
+    std::vector<Stream> filled = co_await fill_backlog(address);
+    if (filled.empty()) co_return;
+    EXPECT_THROW(co_await with_timeout(10ms, tcp_connect(address)), TimeoutError);
+  };
+  run(body());
+  EXPECT_EQ(open_fds(), before);
+}
+
+}  // namespace
+}  // namespace squall
