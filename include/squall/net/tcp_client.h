@@ -1,7 +1,9 @@
 // tcp_connect: open a TCP connection to a host and port, as a Stream (Tornado's TCPClient).
 //
 //   Stream s = co_await tcp_connect("127.0.0.1", port);
-//   Stream s = co_await tcp_connect("localhost", port, {.timeout = 2s});
+//   ConnectOptions options;
+//   options.timeout = 2s;
+//   Stream s = co_await tcp_connect("localhost", port, options);
 //
 // The host goes through a Resolver (resolver.h). Given several addresses, the attempts follow
 // RFC 8305 in spirit: families interleaved, a new attempt started every attempt_delay while
