@@ -28,13 +28,13 @@ std::string reassemble(const squall::Url& url) {
       out += '@';
     }
     out += url.host();
-    if (auto port = url.port()) out += ':' + std::to_string(*port);
+    if (auto port = url.port()) out.append(":").append(std::to_string(*port));
   } else if (!url.has_opaque_path() && url.path().starts_with("//")) {
     out += "/.";
   }
   out += url.path();
-  if (url.has_query()) out += '?' + std::string(url.query());
-  if (url.has_fragment()) out += '#' + std::string(url.fragment());
+  if (url.has_query()) out.append("?").append(url.query());
+  if (url.has_fragment()) out.append("#").append(url.fragment());
   return out;
 }
 

@@ -481,7 +481,9 @@ bool append_encoded_in(std::string& out, std::string_view query, std::string_vie
       o = buffer;
       out_left = sizeof buffer;
       if (iconv(cd, nullptr, nullptr, &o, &out_left) != static_cast<size_t>(-1)) flush(o);
-      out += "%26%23" + std::to_string(utf8_decode(query.substr(i, length))) + "%3B";
+      out += "%26%23";
+      out += std::to_string(utf8_decode(query.substr(i, length)));
+      out += "%3B";
     } else {
       flush(o);
     }
@@ -1292,7 +1294,8 @@ std::optional<DataUrl> Url::data_url() const {
       mime = rest.substr(0, rest.size() - 1);
     }
   }
-  std::string type = mime.starts_with(';') ? "text/plain" + std::string(mime) : std::string(mime);
+  std::string type(mime.starts_with(';') ? "text/plain" : "");
+  type += mime;
   if (auto parsed = parse_mime_type(type)) {
     result.mime_type = parsed->serialize();
     result.essence = parsed->essence();

@@ -33,8 +33,8 @@ UrlResult parse_exact(std::string_view input, const char* base) {
 }
 
 std::string describe(const Case& c) {
-  std::string s = "input \"" + std::string(c.input) + "\"";
-  if (c.base) s += " base \"" + std::string(c.base) + "\"";
+  std::string s = std::string("input \"").append(c.input).append("\"");
+  if (c.base) s.append(" base \"").append(c.base).append("\"");
   return s;
 }
 
@@ -1081,7 +1081,7 @@ TEST(Url, SplitsTheDataUrlMimeTypeIntoEssenceAndCharset) {
 // and emoji ("http://☃.net/" is xn--n3h.net in a browser), ASCII punctuation beside non-ASCII in
 // one label, and labels longer than 63 bytes once encoded. The header lists these deviations.
 TEST(Url, RejectsSomeDomainsBrowsersAcceptBecauseLibidn2AddsIdna2008Rules) {
-  const std::string long_label = "http://" + std::string(70 * 2, 'x') + "\xC3\xBC.com/";
+  const std::string long_label = std::string("http://").append(140, 'x').append("\xC3\xBC.com/");
   for (const std::string& input : std::vector<std::string>{
            "http://\xE2\x98\x83.net/", "http://xn--ls8h/", "http://a+\xC3\xBC.example/",
            "http://-\xC3\xA9.example/", long_label}) {
@@ -1091,9 +1091,9 @@ TEST(Url, RejectsSomeDomainsBrowsersAcceptBecauseLibidn2AddsIdna2008Rules) {
     EXPECT_EQ(url.error(), UrlError::InvalidDomain);
   }
   // The same shapes in all-ASCII labels parse as in browsers.
-  auto ascii = Url::parse("http://-a-.b_c." + std::string(100, 'x') + "/");
+  auto ascii = Url::parse(std::string("http://-a-.b_c.").append(100, 'x').append("/"));
   ASSERT_TRUE(ascii.ok());
-  EXPECT_EQ(ascii->host(), "-a-.b_c." + std::string(100, 'x'));
+  EXPECT_EQ(ascii->host(), std::string("-a-.b_c.").append(100, 'x'));
 }
 
 }  // namespace
