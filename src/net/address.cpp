@@ -135,8 +135,13 @@ std::string Address::host() const {
 }
 
 std::string Address::to_string() const {
-  std::string port_text = std::to_string(port());
-  return is_v6() ? "[" + host() + "]:" + port_text : host() + ":" + port_text;
+  std::string text;
+  if (is_v6()) text += '[';
+  text += host();
+  if (is_v6()) text += ']';
+  text += ':';
+  text += std::to_string(port());
+  return text;
 }
 
 socklen_t Address::length() const noexcept {

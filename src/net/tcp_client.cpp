@@ -24,6 +24,7 @@ class ConnectRace {
     Socket socket;
     bool watched = false;
     bool finished = false;  // connect completed (either way); pending_error() says how
+    bool resumed = false;
   };
 
   explicit ConnectRace(Loop& loop) noexcept : loop_(loop) {}
@@ -48,14 +49,18 @@ class ConnectRace {
     if (error == 0) {
       raw->finished = true;
     } else {
-      loop_.add_handler(raw->socket.fd(), IoEvents::Write, [this, raw](IoEvents) {
-        unwatch(*raw);
-        raw->finished = true;
-        if (waiter_) waiter_->wake();
-      });
-      raw->watched = true;
+      watch(*raw);
     }
     return 0;
+  }
+
+  // Puts back an attempt that take_finished() returned too early (a stale readiness event for
+  // a reused descriptor number): it goes on waiting.
+  void resume(std::unique_ptr<Attempt> a) {
+    a->finished = false;
+    a->resumed = true;
+    watch(*a);
+    attempts_.push_back(std::move(a));
   }
 
   // Attempts started and not yet looked at by take_finished().
@@ -76,6 +81,16 @@ class ConnectRace {
   Waiter* waiter_ = nullptr;
 
  private:
+  void watch(Attempt& a) {
+    Attempt* raw = &a;
+    loop_.add_handler(a.socket.fd(), IoEvents::Write, [this, raw](IoEvents) {
+      unwatch(*raw);
+      raw->finished = true;
+      if (waiter_) waiter_->wake();
+    });
+    a.watched = true;
+  }
+
   void unwatch(Attempt& a) noexcept {
     if (a.watched) loop_.remove_handler(a.socket.fd());
     a.watched = false;
@@ -138,6 +153,13 @@ Task<Stream> connect_to(std::vector<Address> addresses, std::string peer, bool n
   for (;;) {
     while (auto a = race.take_finished()) {
       int error = a->socket.pending_error();
+      if (error == 0 && !a->socket.peer_address()) {
+        if (!a->resumed) {
+          race.resume(std::move(a));  // not connected yet after all
+          break;
+        }
+        error = ENOTCONN;  // connected and already gone: no spinning on it
+      }
       if (error != 0) {
         record(a->address, error);
         continue;

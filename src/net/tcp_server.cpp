@@ -178,6 +178,8 @@ Task<void> TcpServer::stop(Timeout grace) {
     std::vector<TaskHandle<void>> rest(s->connections.begin(), s->connections.end());
     for (auto& connection : rest) connection.kill();
     for (auto& connection : rest) co_await connection.join();
+    // A task killed before it first ran never reached its own cleanup.
+    std::erase_if(s->connections, [](const TaskHandle<void>& h) { return h.done(); });
   }
 }
 
