@@ -6,6 +6,7 @@
 
 #include "squall/core/detail/task_state.h"
 #include "squall/core/loop.h"
+#include "squall/core/timeout.h"
 #include "squall/net/net_error.h"
 #include "squall/net/socket.h"
 #include "squall/net/transport.h"
@@ -200,7 +201,18 @@ Task<Stream> tcp_connect(std::string host, uint16_t port, ConnectOptions options
   std::string peer = host.find(':') != std::string::npos && host.front() != '['
                          ? "[" + host + "]:" + std::to_string(port)
                          : host + ":" + std::to_string(port);
-  std::vector<Address> addresses = co_await resolver.resolve(host, port);
+  std::vector<Address> addresses;
+  if (!options.timeout) {
+    addresses = co_await resolver.resolve(host, port);
+  } else {
+    try {
+      addresses = co_await with_deadline(deadline, resolver.resolve(host, port));
+    } catch (const TimeoutError&) {
+      if (Loop::time() < deadline) throw;  // an outer limit, not ours
+      throw NetError(ErrorKind::Timeout, NetPhase::Resolve, peer,
+                     "no answer within " + detail::milliseconds(*options.timeout));
+    }
+  }
   bool named = !Address::from_ip(host, port);
   if (!named) peer = addresses.front().to_string();
   co_return co_await detail::connect_to(interleave_families(std::move(addresses)), peer, named,

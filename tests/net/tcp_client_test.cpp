@@ -143,13 +143,70 @@ TEST_F(TcpClientTest, ASourceAddressOfTheOtherFamilyLeavesNothingToTry) {
   run(body());
 }
 
+// Maps every host:port to a fixed list of addresses, ports included: how a test (or the
+// crawler) overrides lookups.
+class FixedResolver final : public Resolver {
+ public:
+  explicit FixedResolver(std::vector<Address> addresses) : addresses_(std::move(addresses)) {}
+  Task<std::vector<Address>> resolve(std::string, uint16_t) override { co_return addresses_; }
+
+ private:
+  std::vector<Address> addresses_;
+};
+
+// Never answers.
+class SilentResolver final : public Resolver {
+ public:
+  Task<std::vector<Address>> resolve(std::string, uint16_t) override {
+    co_await sleep(std::chrono::hours(1));
+    co_return std::vector<Address>{};
+  }
+};
+
+TEST_F(TcpClientTest, AResolverPlugsInAndEveryAddressItGivesIsTried) {
+  auto body = []() -> Task<void> {
+    TcpServer server(echo_line);
+    server.listen(Address::ipv4_loopback(0));
+    // The first address refuses; the next one answers.
+    Socket refusing = Socket::tcp(AF_INET);
+    EXPECT_EQ(refusing.bind(Address::ipv4_loopback(0)), 0);
+    FixedResolver two({*refusing.local_address(), server.address()});
+    ConnectOptions options;
+    options.resolver = &two;
+    Stream s = co_await tcp_connect("echo.test", server.port(), options);
+    EXPECT_EQ(s.peer(), "echo.test:" + std::to_string(server.port()) + " (" +
+                            server.address().to_string() + ")");
+    co_await s.write("via resolver\n");
+    EXPECT_EQ(co_await s.read_until("\n"), "via resolver\n");
+    co_await server.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(TcpClientTest, TheConnectTimeoutAlsoBoundsResolution) {
+  auto body = []() -> Task<void> {
+    SilentResolver resolver;
+    ConnectOptions options = with_timeout_of(10ms);
+    options.resolver = &resolver;
+    try {
+      co_await tcp_connect("slow.test", 80, options);
+      ADD_FAILURE() << "connected through a resolver that never answers";
+    } catch (const NetError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Timeout) << e.what();
+      EXPECT_EQ(e.phase(), NetPhase::Resolve) << e.what();
+      EXPECT_NE(std::string(e.what()).find("slow.test:80"), std::string::npos) << e.what();
+    }
+  };
+  run(body());
+}
+
 // A listener that never accepts, with its backlog full: further connects hang in SYN_SENT.
 // Returns the connections that filled it; empty if the system never blocked (then skip).
 Task<std::vector<Stream>> fill_backlog(const Address& address) {
   std::vector<Stream> filled;
   for (int i = 0; i < 16; ++i) {
     try {
-      filled.push_back(co_await tcp_connect(address, with_timeout_of(100ms)));
+      filled.push_back(co_await tcp_connect(address, with_timeout_of(300ms)));
     } catch (const NetError& e) {
       EXPECT_EQ(e.kind(), ErrorKind::Timeout) << e.what();
       EXPECT_NE(std::string(e.what()).find(address.to_string()), std::string::npos) << e.what();
@@ -198,6 +255,34 @@ TEST_F(TcpClientTest, WithTimeoutAroundAConnectReleasesTheSocket) {
     EXPECT_THROW(co_await with_timeout(10ms, tcp_connect(address)), TimeoutError);
   };
   run(body());
+  EXPECT_EQ(open_fds(), before);
+}
+
+TEST_F(TcpClientTest, AnAttemptThatHangsGetsCompanyAfterTheAttemptDelayAndTheFirstToConnectWins) {
+  size_t before = open_fds();
+  bool blocked = false;
+  auto body = [&blocked]() -> Task<void> {
+    Socket listener = Socket::tcp(AF_INET);
+    EXPECT_EQ(listener.bind(Address::ipv4_loopback(0)), 0);
+    EXPECT_EQ(listener.listen(1), 0);
+    Address hanging = *listener.local_address();
+    std::vector<Stream> filled = co_await fill_backlog(hanging);
+    if (filled.empty()) co_return;
+    blocked = true;
+    TcpServer server(echo_line);
+    server.listen(Address::ipv4_loopback(0));
+    FixedResolver resolver({hanging, server.address()});
+    ConnectOptions options;
+    options.resolver = &resolver;
+    options.attempt_delay = 10ms;
+    Stream s = co_await tcp_connect("two.test", 1, options);
+    EXPECT_NE(s.peer().find(server.address().to_string()), std::string::npos) << s.peer();
+    co_await s.write("second\n");
+    EXPECT_EQ(co_await s.read_until("\n"), "second\n");
+    co_await server.stop(1s);
+  };
+  run(body());
+  if (!blocked) GTEST_SKIP() << "connects to a full backlog did not block here";
   EXPECT_EQ(open_fds(), before);
 }
 
