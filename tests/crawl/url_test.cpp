@@ -618,6 +618,9 @@ const std::vector<Case> kQuirks = {
     {"/", "file:///e:eb", "file:///"},
     {"l:/%2e.", nullptr, "l:/"},
     {"/..#", "p://a/..", "p://a/#"},
+    {"non-spec:/..", nullptr, "non-spec:/"},
+    {"..", "h://", "h:///"},
+    {"/", "file:e:*", "file:///"},
     {"http://\xE2\x85\xA3.example/", nullptr, "http://iv.example/"},
     {"http://ex\xC3\xA4mple.\xC3\x84/", nullptr, "http://xn--exmple-cua.xn--4ca/"},
 };
