@@ -29,9 +29,10 @@ struct Pair {
   Stream server;
 };
 
-Task<Pair> connected_pair(StreamOptions client_options = {}, StreamOptions server_options = {}) {
-  Socket listener = Socket::tcp(AF_INET);
-  EXPECT_EQ(listener.bind(Address::ipv4_loopback(0)), 0);
+Task<Pair> connected_pair(int family, StreamOptions client_options, StreamOptions server_options) {
+  Socket listener = Socket::tcp(family);
+  EXPECT_EQ(
+      listener.bind(family == AF_INET ? Address::ipv4_loopback(0) : Address::ipv6_loopback(0)), 0);
   EXPECT_EQ(listener.listen(4), 0);
   Address address = *listener.local_address();
   ConnectOptions options;
@@ -72,13 +73,33 @@ Task<void> send_chunks(Stream& stream, const test::Split& split) {
   }
 }
 
-class StreamTest : public test::LoopTest {};
+bool ipv6_loopback_available() {
+  Socket s;
+  try {
+    s = Socket::tcp(AF_INET6);
+  } catch (const SystemError&) {
+    return false;
+  }
+  return s.bind(Address::ipv6_loopback(0)) == 0;
+}
+
+// Every stream test runs over each transport: TCP on 127.0.0.1 and on ::1 (TLS joins later).
+class StreamTest : public test::LoopTest, public ::testing::WithParamInterface<int> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == AF_INET6 && !ipv6_loopback_available())
+      GTEST_SKIP() << "::1 is not available on this machine";
+  }
+  Task<Pair> pair(StreamOptions client_options = {}, StreamOptions server_options = {}) {
+    return connected_pair(GetParam(), client_options, server_options);
+  }
+};
 
 const std::string kLines = "GET / HTTP/1.1\r\nHost: example\r\n\r\nsecond line\r\nx\r\n\r\n";
 
-TEST_F(StreamTest, ReadUntilReturnsEachLineWhateverTheSplits) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, ReadUntilReturnsEachLineWhateverTheSplits) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     for (const auto& split : test::splits(kLines)) {
       auto sender = spawn(send_chunks(p.client, split));
       std::string got;
@@ -94,9 +115,9 @@ TEST_F(StreamTest, ReadUntilReturnsEachLineWhateverTheSplits) {
   run(body());
 }
 
-TEST_F(StreamTest, ReadBytesReturnsExactCountsWhateverTheSplits) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, ReadBytesReturnsExactCountsWhateverTheSplits) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     for (const auto& split : test::splits(kLines)) {
       auto sender = spawn(send_chunks(p.client, split));
       std::string got = co_await p.server.read_bytes(5);
@@ -109,9 +130,9 @@ TEST_F(StreamTest, ReadBytesReturnsExactCountsWhateverTheSplits) {
   run(body());
 }
 
-TEST_F(StreamTest, PartialReadBytesReturnsWhatHasArrived) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, PartialReadBytesReturnsWhatHasArrived) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     co_await p.client.write("abc");
     std::string got = co_await p.server.read_bytes(100, /*partial=*/true);
     EXPECT_FALSE(got.empty());
@@ -120,11 +141,11 @@ TEST_F(StreamTest, PartialReadBytesReturnsWhatHasArrived) {
   run(body());
 }
 
-TEST_F(StreamTest, ReadUntilCloseReturnsEverythingAfterThePeerHalfClosesAndWritesStillWork) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, ReadUntilCloseReturnsEverythingAfterThePeerHalfClosesAndWritesStillWork) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     for (const auto& split : test::splits(kLines, 3)) {
-      Pair q = co_await connected_pair();
+      Pair q = co_await pair();
       auto sender = [](Stream& s, const test::Split& split) -> Task<void> {
         co_await send_chunks(s, split);
         co_await s.shutdown_write();
@@ -141,9 +162,9 @@ TEST_F(StreamTest, ReadUntilCloseReturnsEverythingAfterThePeerHalfClosesAndWrite
   run(body());
 }
 
-TEST_F(StreamTest, ReadBytesThatEndOfStreamCannotSatisfyFailsWithClosedNamingThePeer) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, ReadBytesThatEndOfStreamCannotSatisfyFailsWithClosedNamingThePeer) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     co_await p.client.write("12345");
     co_await p.client.shutdown_write();
     try {
@@ -160,9 +181,9 @@ TEST_F(StreamTest, ReadBytesThatEndOfStreamCannotSatisfyFailsWithClosedNamingThe
   run(body());
 }
 
-TEST_F(StreamTest, ReadIntoFillsTheCallersBufferFromBufferedAndFreshBytes) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, ReadIntoFillsTheCallersBufferFromBufferedAndFreshBytes) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     std::string data(100000, 'z');
     for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>('a' + i % 26);
     auto h = spawn(p.client.write(std::string(data)));
@@ -175,9 +196,9 @@ TEST_F(StreamTest, ReadIntoFillsTheCallersBufferFromBufferedAndFreshBytes) {
   run(body());
 }
 
-TEST_F(StreamTest, AParserCanViewAndConsumeTheBufferWithoutCopying) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, AParserCanViewAndConsumeTheBufferWithoutCopying) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     co_await p.client.write("key=value;rest");
     while (p.server.buffered().find(';') == std::string_view::npos)
       EXPECT_GT(co_await p.server.read_more(), 0u);
@@ -190,9 +211,9 @@ TEST_F(StreamTest, AParserCanViewAndConsumeTheBufferWithoutCopying) {
   run(body());
 }
 
-TEST_F(StreamTest, ADelimiterBeyondMaxBytesFailsWithTooLargeAndClosesTheStream) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, ADelimiterBeyondMaxBytesFailsWithTooLargeAndClosesTheStream) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     co_await p.client.write("a line much longer than allowed\n");
     try {
       co_await p.server.read_until("\n", 10);
@@ -207,9 +228,9 @@ TEST_F(StreamTest, ADelimiterBeyondMaxBytesFailsWithTooLargeAndClosesTheStream) 
   run(body());
 }
 
-TEST_F(StreamTest, MoreThanMaxBufferSizeFailsWithTooLargeInsteadOfGrowing) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair({}, limits(1024, 300));
+TEST_P(StreamTest, MoreThanMaxBufferSizeFailsWithTooLargeInsteadOfGrowing) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair({}, limits(1024, 300));
     auto h = spawn(p.client.write(std::string(4096, 'x')));
     try {
       co_await p.server.read_until("\n");
@@ -227,12 +248,12 @@ TEST_F(StreamTest, MoreThanMaxBufferSizeFailsWithTooLargeInsteadOfGrowing) {
   run(body());
 }
 
-TEST_F(StreamTest, ASlowReaderKeepsTheWritersPendingBytesAtTheHighWaterMark) {
-  auto body = []() -> Task<void> {
+TEST_P(StreamTest, ASlowReaderKeepsTheWritersPendingBytesAtTheHighWaterMark) {
+  auto body = [this]() -> Task<void> {
     constexpr size_t kHighWater = 64 * 1024;
     constexpr size_t kChunk = 16 * 1024;
     constexpr size_t kChunks = 256;  // 4 MiB: far more than the socket buffers hold
-    Pair p = co_await connected_pair(high_water(kHighWater));
+    Pair p = co_await pair(high_water(kHighWater));
     size_t max_pending = 0;
     auto writer = [&]() -> Task<void> {
       for (size_t i = 0; i < kChunks; ++i) {
@@ -255,9 +276,9 @@ TEST_F(StreamTest, ASlowReaderKeepsTheWritersPendingBytesAtTheHighWaterMark) {
   run(body());
 }
 
-TEST_F(StreamTest, APeerResetMidReadIsAClosedErrorNamingEconnresetAndThePeer) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, APeerResetMidReadIsAClosedErrorNamingEconnresetAndThePeer) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     auto reader = [](Stream& s) -> Task<std::string> { co_return co_await s.read_until("\n"); };
     auto r = spawn(reader(p.client));
     co_await sleep(1ms);
@@ -281,9 +302,9 @@ TEST_F(StreamTest, APeerResetMidReadIsAClosedErrorNamingEconnresetAndThePeer) {
   run(body());
 }
 
-TEST_F(StreamTest, CloseWakesABlockedReaderWithTheReason) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, CloseWakesABlockedReaderWithTheReason) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     auto reader = [](Stream& s) -> Task<std::string> { co_return co_await s.read_bytes(1); };
     auto r = spawn(reader(p.server));
     co_await sleep(1ms);
@@ -295,9 +316,9 @@ TEST_F(StreamTest, CloseWakesABlockedReaderWithTheReason) {
   run(body());
 }
 
-TEST_F(StreamTest, ASecondConcurrentReadIsRefused) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, ASecondConcurrentReadIsRefused) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     auto reader = [](Stream& s) -> Task<std::string> { co_return co_await s.read_bytes(1); };
     auto r = spawn(reader(p.server));
     co_await sleep(1ms);
@@ -308,11 +329,11 @@ TEST_F(StreamTest, ASecondConcurrentReadIsRefused) {
   run(body());
 }
 
-TEST_F(StreamTest, KillingATaskBlockedInReadReleasesTheSocket) {
+TEST_P(StreamTest, KillingATaskBlockedInReadReleasesTheSocket) {
   size_t before = open_fds();
-  auto body = []() -> Task<void> {
+  auto body = [this]() -> Task<void> {
     auto reader = [](Pair p) -> Task<void> { co_await p.server.read_until("\n"); };
-    auto r = spawn(reader(co_await connected_pair()));
+    auto r = spawn(reader(co_await pair()));
     co_await sleep(1ms);
     EXPECT_EQ(Loop::current().handler_count(), 2u);
     r.kill();
@@ -323,13 +344,13 @@ TEST_F(StreamTest, KillingATaskBlockedInReadReleasesTheSocket) {
   EXPECT_EQ(open_fds(), before);
 }
 
-TEST_F(StreamTest, KillingATaskBlockedInWriteReleasesTheSocket) {
+TEST_P(StreamTest, KillingATaskBlockedInWriteReleasesTheSocket) {
   size_t before = open_fds();
-  auto body = []() -> Task<void> {
+  auto body = [this]() -> Task<void> {
     auto writer = [](Pair p) -> Task<void> {
       for (;;) co_await p.client.write(std::string(64 * 1024, 'w'));
     };
-    auto w = spawn(writer(co_await connected_pair(high_water(1024))));
+    auto w = spawn(writer(co_await pair(high_water(1024))));
     co_await sleep(5ms);
     EXPECT_FALSE(w.done());
     w.kill();
@@ -340,9 +361,9 @@ TEST_F(StreamTest, KillingATaskBlockedInWriteReleasesTheSocket) {
   EXPECT_EQ(open_fds(), before);
 }
 
-TEST_F(StreamTest, WithTimeoutBoundsAReadAndLeavesTheStreamUsable) {
-  auto body = []() -> Task<void> {
-    Pair p = co_await connected_pair();
+TEST_P(StreamTest, WithTimeoutBoundsAReadAndLeavesTheStreamUsable) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
     EXPECT_THROW(co_await with_timeout(2ms, p.server.read_until("\n")), TimeoutError);
     EXPECT_FALSE(p.server.closed());
     co_await p.client.write("late\n");
@@ -350,6 +371,11 @@ TEST_F(StreamTest, WithTimeoutBoundsAReadAndLeavesTheStreamUsable) {
   };
   run(body());
 }
+
+INSTANTIATE_TEST_SUITE_P(Tcp, StreamTest, ::testing::Values(AF_INET, AF_INET6),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::string(info.param == AF_INET ? "Ipv4" : "Ipv6");
+                         });
 
 }  // namespace
 }  // namespace squall
