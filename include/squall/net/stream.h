@@ -103,8 +103,10 @@ class Stream {
 
   // --- writing ---------------------------------------------------------------------------
 
-  // Queues `bytes` (copied, or moved for the std::string overload) and returns once at most
-  // write_high_water bytes are pending. Closed if the stream is closed or write-shut.
+  // Queues `bytes` (copied, or moved for the std::string overload) at the call, so their order
+  // is the order of the calls, and the task returns once at most write_high_water bytes are
+  // pending. Throws (from the task) the close reason or Closed if the stream is closed or
+  // write-shut; a failed send is a Write NetError and closes the stream.
   [[nodiscard]] Task<void> write(std::string_view bytes);
   [[nodiscard]] Task<void> write(std::string&& bytes);
   [[nodiscard]] Task<void> write(const char* bytes) { return write(std::string_view(bytes)); }
