@@ -1,0 +1,63 @@
+// XPath 1.0 over an HTML page parsed by libxml2: data extraction for the processor.
+//
+// HtmlDocument parses with libxml2's HTML parser (the one under lxml, which Scrapy and pyspider
+// extract through) in recovery mode, without network access and without printing errors, so any
+// bytes give a tree. xpath() evaluates an expression against it and returns strings:
+// - a node-set gives each node's string-value in document order (the text content of an
+//   element, the value of an attribute, the text of a text node);
+// - a string, number or boolean gives one string (numbers as XPath's string() writes them,
+//   booleans as "true"/"false").
+// A malformed expression, or one that fails to evaluate (an unknown function, a wrong argument
+// type), gives an XPathResult whose error() says why; nothing throws or prints.
+//
+// A document belongs to one thread at a time. libxml2's global state is initialised on first
+// use (xmlInitParser is thread-safe).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace squall {
+
+// The outcome of one XPath evaluation: the values, or the reason there are none.
+class XPathResult {
+ public:
+  static XPathResult values(std::vector<std::string> values);
+  static XPathResult failure(std::string error);
+
+  bool ok() const noexcept { return error_.empty(); }
+  explicit operator bool() const noexcept { return ok(); }
+  // The strings the expression selected; empty when !ok() or nothing matched.
+  const std::vector<std::string>& values() const noexcept { return values_; }
+  // What went wrong, e.g. "invalid XPath expression 'a[': Invalid predicate"; empty when ok().
+  const std::string& error() const noexcept { return error_; }
+
+ private:
+  std::vector<std::string> values_;
+  std::string error_;
+};
+
+class HtmlDocument {
+ public:
+  // Parses `html`. `encoding` is the page's charset label (from headers or sniffing); empty lets
+  // libxml2 use the <meta> charset or its default. `url` becomes the document's URL.
+  static HtmlDocument parse(std::string_view html, const std::string& encoding = {},
+                            const std::string& url = {});
+
+  HtmlDocument(HtmlDocument&&) noexcept;
+  HtmlDocument& operator=(HtmlDocument&&) noexcept;
+  ~HtmlDocument();
+
+  // Evaluates `expression` with the document node as context. Never throws except
+  // std::bad_alloc.
+  XPathResult xpath(std::string_view expression) const;
+
+ private:
+  struct Impl;
+  explicit HtmlDocument(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace squall
