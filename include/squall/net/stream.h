@@ -42,6 +42,7 @@
 
 #include "squall/core/loop.h"
 #include "squall/core/task.h"
+#include "squall/net/net_error.h"
 #include "squall/net/transport.h"
 
 namespace squall {
