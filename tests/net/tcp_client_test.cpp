@@ -183,6 +183,32 @@ TEST_F(TcpClientTest, AResolverPlugsInAndEveryAddressItGivesIsTried) {
   run(body());
 }
 
+TEST_F(TcpClientTest, WhenEveryAddressFailsTheErrorNamesEachWithItsErrno) {
+  auto body = []() -> Task<void> {
+    Socket a = Socket::tcp(AF_INET), b = Socket::tcp(AF_INET);
+    EXPECT_EQ(a.bind(Address::ipv4_loopback(0)), 0);
+    EXPECT_EQ(b.bind(Address::ipv4_loopback(0)), 0);
+    FixedResolver resolver({*a.local_address(), *b.local_address()});
+    ConnectOptions options;
+    options.resolver = &resolver;
+    try {
+      co_await tcp_connect("both.test", 7, options);
+      ADD_FAILURE() << "connected to bound sockets that do not listen";
+    } catch (const NetError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Connect);
+      std::string message = e.what();
+      EXPECT_NE(message.find("connect to both.test:7"), std::string::npos) << message;
+      EXPECT_NE(message.find(a.local_address()->to_string() + ": connection refused"),
+                std::string::npos)
+          << message;
+      EXPECT_NE(message.find(b.local_address()->to_string() + ": connection refused"),
+                std::string::npos)
+          << message;
+    }
+  };
+  run(body());
+}
+
 TEST_F(TcpClientTest, TheConnectTimeoutAlsoBoundsResolution) {
   auto body = []() -> Task<void> {
     SilentResolver resolver;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "squall/net/net_error.h"
 #include "squall/net/tcp_client.h"
 #include "support/loop_fixture.h"
@@ -148,6 +150,29 @@ TEST_F(TcpServerTest, AFailingHandlerIsLoggedWithThePeerAndTheServerGoesOn) {
     co_await good.write("good\n");
     EXPECT_EQ(co_await good.read_until("\n"), "ok\n");
     co_await server.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(TcpServerTest, DestroyingARunningServerKillsItsHandlersAndTheyUnwindSafely) {
+  auto body = []() -> Task<void> {
+    bool unwound = false;
+    auto handler = [&unwound](Stream& s) -> Task<void> {
+      struct Flag {
+        bool& b;
+        ~Flag() { b = true; }
+      } flag{unwound};
+      co_await s.read_until("\n");
+    };
+    std::optional<Stream> client;
+    {
+      TcpServer server(handler);
+      server.listen(Address::ipv4_loopback(0));
+      client.emplace(co_await tcp_connect(server.address()));
+      while (server.connection_count() == 0) co_await sleep(1ms);
+    }
+    EXPECT_EQ(co_await client->read_until_close(), "");
+    EXPECT_TRUE(unwound);
   };
   run(body());
 }
