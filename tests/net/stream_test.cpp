@@ -302,6 +302,32 @@ TEST_P(StreamTest, APeerResetMidReadIsAClosedErrorNamingEconnresetAndThePeer) {
   run(body());
 }
 
+TEST_P(StreamTest, WritingToAPeerThatResetIsAClosedErrorNamingThePeer) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
+    co_await p.client.write("never read by the server");
+    co_await p.client.flush();
+    co_await sleep(1ms);
+    p.server.close();  // unread bytes: the kernel answers with a reset
+    co_await sleep(1ms);
+    try {
+      for (int i = 0; i < 100; ++i) {
+        co_await p.client.write(std::string(64 * 1024, 'x'));
+        co_await p.client.flush();
+      }
+      ADD_FAILURE() << "writes to a reset connection kept succeeding";
+    } catch (const NetError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Closed) << e.what();
+      EXPECT_EQ(e.phase(), NetPhase::Write) << e.what();
+      EXPECT_NE(std::string(e.what()).find("write to " + p.client.peer()), std::string::npos)
+          << e.what();
+    }
+    EXPECT_TRUE(p.client.closed());
+    EXPECT_EQ(p.client.pending_write_bytes(), 0u);
+  };
+  run(body());
+}
+
 TEST_P(StreamTest, CloseWakesABlockedReaderWithTheReason) {
   auto body = [this]() -> Task<void> {
     Pair p = co_await pair();
