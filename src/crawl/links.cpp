@@ -276,6 +276,20 @@ constexpr TagName kTags[] = {
     {"plaintext", Tag::Plaintext},
 };
 
+// The first letters of the names in kTags, to reject most other tags at once.
+constexpr std::array<bool, 256> kTagInitial = [] {
+  std::array<bool, 256> t{};
+  for (const TagName& tag : kTags) t[static_cast<unsigned char>(tag.name[0])] = true;
+  return t;
+}();
+
+// The bytes that end a tag or attribute name.
+constexpr std::array<bool, 256> kEndsName = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : {' ', '\t', '\n', '\f', '\r', '/', '>'}) t[c] = true;
+  return t;
+}();
+
 // Which attributes each tag keeps, as a bit mask over Attr.
 uint8_t wanted_attributes(Tag tag) {
   switch (tag) {
@@ -390,8 +404,11 @@ class LinkTokenizer {
 void LinkTokenizer::end_tag_name() {
   tag_ = Tag::Other;
   const std::string_view name = name_.view();
+  if (name.empty() || name.size() > 9 || !kTagInitial[static_cast<unsigned char>(name[0])]) {
+    name_.clear();
+  }
   for (const TagName& t : kTags) {
-    if (t.name == name) {
+    if (name_.size != 0 && t.name[0] == name[0] && t.name == name) {
       tag_ = t.tag;
       tag_text_ = t.name;
       break;
@@ -523,21 +540,26 @@ void LinkTokenizer::feed(std::string_view chunk) {
           state_ = State::BogusComment;
         }
         continue;
-      case State::TagName:
-        ++p;
-        if (is_ws(c)) {
+      case State::TagName: {
+        // Names run until whitespace, '/' or '>'; read the run in one tight loop.
+        const char* stop = p;
+        while (stop < end && !kEndsName[static_cast<unsigned char>(*stop)]) ++stop;
+        for (const char* q = p; q < stop; ++q) name_.push(static_cast<unsigned char>(*q));
+        p = stop;
+        if (p == end) return;
+        const unsigned char d = *p++;
+        if (is_ws(d)) {
           end_tag_name();
           state_ = State::BeforeAttrName;
-        } else if (c == '/') {
+        } else if (d == '/') {
           end_tag_name();
           state_ = State::SelfClosingStartTag;
-        } else if (c == '>') {
+        } else {
           end_tag_name();
           emit_tag();
-        } else {
-          name_.push(c);
         }
         continue;
+      }
       case State::BeforeAttrName:
         if (is_ws(c)) {
           ++p;
@@ -552,19 +574,25 @@ void LinkTokenizer::feed(std::string_view chunk) {
           state_ = State::AttrName;
         }
         continue;
-      case State::AttrName:
-        if (is_ws(c) || c == '/' || c == '>') {
-          end_attribute_name();
-          state_ = State::AfterAttrName;
-        } else if (c == '=') {
+      case State::AttrName: {
+        const char* stop = p;
+        while (stop < end && !kEndsName[static_cast<unsigned char>(*stop)] && *stop != '=') ++stop;
+        // Only tags with attributes to keep need the name.
+        if (wanted_ != 0) {
+          for (const char* q = p; q < stop; ++q) attr_.push(static_cast<unsigned char>(*q));
+        }
+        p = stop;
+        if (p == end) return;
+        if (*p == '=') {
           end_attribute_name();
           state_ = State::BeforeAttrValue;
           ++p;
         } else {
-          attr_.push(c);
-          ++p;
+          end_attribute_name();
+          state_ = State::AfterAttrName;
         }
         continue;
+      }
       case State::AfterAttrName:
         if (is_ws(c)) {
           ++p;
