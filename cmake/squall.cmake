@@ -2,7 +2,8 @@
 
 # Warnings for squall's own targets.
 function(squall_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+  # Designated initializers that name only some fields of an options struct are the point.
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-missing-field-initializers)
   if(SQUALL_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

@@ -138,15 +138,16 @@ void Loop::add_handler(int fd, IoEvents events, IoHandler handler) {
   Handler& h = handlers_[fd];
   if (h.active)
     throw InvalidStateError("add_handler: fd " + std::to_string(fd) + " is already watched");
-  poller_.add(fd, static_cast<uint32_t>(events));
-  h = Handler{std::move(handler), events, true};
+  uint32_t registration = ++registrations_;
+  poller_.add(fd, static_cast<uint32_t>(events), registration);
+  h = Handler{std::move(handler), events, registration, true};
   ++handler_count_;
 }
 
 void Loop::update_handler(int fd, IoEvents events) {
   if (fd < 0 || static_cast<size_t>(fd) >= handlers_.size() || !handlers_[fd].active)
     throw InvalidStateError("update_handler: fd " + std::to_string(fd) + " is not watched");
-  poller_.modify(fd, static_cast<uint32_t>(events));
+  poller_.modify(fd, static_cast<uint32_t>(events), handlers_[fd].registration);
   handlers_[fd].events = events;
 }
 
@@ -237,7 +238,10 @@ void Loop::poll(TimePoint wait_limit, bool block_when_idle) {
       }
       continue;
     }
-    if (static_cast<size_t>(fd) >= handlers_.size() || !handlers_[fd].active) continue;
+    // Skip events for a registration that is gone, even if the descriptor number came back.
+    if (static_cast<size_t>(fd) >= handlers_.size() || !handlers_[fd].active ||
+        handlers_[fd].registration != events[i].tag)
+      continue;
     try {
       handlers_[fd].fn(static_cast<IoEvents>(events[i].events));
     } catch (...) {

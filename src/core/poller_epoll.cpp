@@ -37,17 +37,23 @@ Poller::~Poller() {
   ::close(fd_);
 }
 
-void Poller::add(int fd, uint32_t events) {
+namespace {
+uint64_t pack(int fd, uint32_t tag) {
+  return (static_cast<uint64_t>(tag) << 32) | static_cast<uint32_t>(fd);
+}
+}  // namespace
+
+void Poller::add(int fd, uint32_t events, uint32_t tag) {
   epoll_event ev{};
   ev.events = to_epoll(events);
-  ev.data.fd = fd;
+  ev.data.u64 = pack(fd, tag);
   if (epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &ev) < 0) throw SystemError("epoll_ctl(ADD)", errno);
 }
 
-void Poller::modify(int fd, uint32_t events) {
+void Poller::modify(int fd, uint32_t events, uint32_t tag) {
   epoll_event ev{};
   ev.events = to_epoll(events);
-  ev.data.fd = fd;
+  ev.data.u64 = pack(fd, tag);
   if (epoll_ctl(fd_, EPOLL_CTL_MOD, fd, &ev) < 0) throw SystemError("epoll_ctl(MOD)", errno);
 }
 
@@ -63,7 +69,11 @@ int Poller::wait(std::span<PollEvent> out, int timeout_ms) {
     if (errno == EINTR) return 0;
     throw SystemError("epoll_wait", errno);
   }
-  for (int i = 0; i < n; ++i) out[i] = {events[i].data.fd, from_epoll(events[i].events)};
+  for (int i = 0; i < n; ++i) {
+    uint64_t data = events[i].data.u64;
+    out[i] = {static_cast<int>(static_cast<uint32_t>(data)), from_epoll(events[i].events),
+              static_cast<uint32_t>(data >> 32)};
+  }
   return n;
 }
 

@@ -107,6 +107,35 @@ TEST_F(LoopTest, WatchingTheSameDescriptorTwiceIsAnError) {
   close(fds[1]);
 }
 
+TEST_F(LoopTest, AnEventForAClosedDescriptorNeverReachesTheNextOneWithItsNumber) {
+  int a[2], b[2];
+  ASSERT_EQ(pipe(a), 0);
+  ASSERT_EQ(pipe(b), 0);
+  ASSERT_EQ(write(a[1], "x", 1), 1);
+  ASSERT_EQ(write(b[1], "x", 1), 1);
+  bool swapped = false, stale = false;
+  int fresh[2] = {-1, -1};
+  // Whichever handler runs first closes the other read end and reuses its number for a pipe
+  // with nothing to read, while the old descriptor's event is still in the same batch.
+  auto swap_other = [&](int other) {
+    if (swapped) return;
+    swapped = true;
+    loop_->remove_handler(other);
+    close(other);
+    ASSERT_EQ(pipe(fresh), 0);
+    ASSERT_EQ(fresh[0], other) << "the kernel reuses the lowest free number";
+    loop_->add_handler(fresh[0], IoEvents::Read, [&](IoEvents) { stale = true; });
+  };
+  loop_->add_handler(a[0], IoEvents::Read, [&](IoEvents) { swap_other(b[0]); });
+  loop_->add_handler(b[0], IoEvents::Read, [&](IoEvents) { swap_other(a[0]); });
+  loop_->run_once(Loop::time() + 1s);
+  EXPECT_TRUE(swapped);
+  EXPECT_FALSE(stale);
+  for (int fd : {a[0], b[0], fresh[0]}) loop_->remove_handler(fd);
+  loop_->run_once(Loop::time());
+  for (int fd : {a[0], a[1], b[0], b[1], fresh[0], fresh[1]}) close(fd);
+}
+
 TEST_F(LoopTest, CallSoonThreadsafeFromFourThreadsDeliversEveryCallback) {
   constexpr int kThreads = 4, kEach = 10'000;
   int received = 0;  // touched only on the loop thread

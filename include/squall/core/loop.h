@@ -152,6 +152,7 @@ class Loop {
   struct Handler {
     IoHandler fn;
     IoEvents events = IoEvents::None;
+    uint32_t registration = 0;  // changes with every add_handler on this descriptor
     bool active = false;
   };
 
@@ -165,6 +166,7 @@ class Loop {
   detail::Poller poller_;
   std::vector<Handler> handlers_;  // indexed by descriptor
   size_t handler_count_ = 0;
+  uint32_t registrations_ = 0;
   size_t ran_since_poll_ = 0;
   bool stopping_ = false;
   size_t keep_alive_ = 0;

@@ -6,10 +6,13 @@
 
 namespace squall::detail {
 
-// Event bits as the loop uses them (see IoEvents in loop.h).
+// Event bits as the loop uses them (see IoEvents in loop.h). `tag` is what the descriptor was
+// registered with: the loop stores a registration number in it, so an event queued for a
+// descriptor that was closed and registered again in the same batch can be told apart.
 struct PollEvent {
   int fd;
   uint32_t events;
+  uint32_t tag;
 };
 
 class Poller {
@@ -20,8 +23,8 @@ class Poller {
   Poller& operator=(const Poller&) = delete;
 
   // Interest in `events` (IoEvents bits) on fd; throw SystemError on failure.
-  void add(int fd, uint32_t events);
-  void modify(int fd, uint32_t events);
+  void add(int fd, uint32_t events, uint32_t tag = 0);
+  void modify(int fd, uint32_t events, uint32_t tag = 0);
   // Forgets fd; a descriptor already closed is not an error.
   void remove(int fd) noexcept;
 
