@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs squall's benchmark suites and their peers side by side, prints ratios.
 
-Each bench/<suite>_bench.cpp binary names its cases "<case>/<implementation>"; every
+Each bench/<suite>[_<part>]_bench.cpp binary (bench_<suite>[_<part>]) names its cases
+"<case>/<implementation>"; a suite is all the binaries of its name. Every
 implementation other than squall is a peer. Lower is better for every unit printed here
 (ns per operation, MiB), so a ratio above 1 means squall is ahead.
 Writes build/bench/results.json: [{"case", "unit", "higher_is_better", "squall", "peers"}].
@@ -21,22 +22,27 @@ SEPARATE = {
 }
 
 
-def run_suite(binary, suite, min_time):
+def run_suite(binaries, suite, min_time):
+    cases = {}
+    for binary in binaries:
+        run_binary(binary, min_time, cases)
+    for case, unit, impls in SEPARATE.get(suite, []):
+        values = {}
+        for impl, args in impls.items():
+            r = subprocess.run([binaries[0]] + args, check=True, capture_output=True, text=True)
+            values[impl] = float(r.stdout.strip().splitlines()[-1])
+        cases[case] = {"unit": unit, "values": values}
+    return cases
+
+
+def run_binary(binary, min_time, cases):
     out = subprocess.run([binary, "--benchmark_format=json", f"--benchmark_min_time={min_time}"],
                          check=True, capture_output=True, text=True).stdout
-    cases = {}
     for b in json.loads(out)["benchmarks"]:
         name = b["name"].removesuffix("/real_time")
         case, _, impl = name.rpartition("/")
         ns = 1e9 / b["items_per_second"] if b.get("items_per_second") else b["real_time"]
         cases.setdefault(case, {"unit": "ns/op", "values": {}})["values"][impl] = ns
-    for case, unit, impls in SEPARATE.get(suite, []):
-        values = {}
-        for impl, args in impls.items():
-            r = subprocess.run([binary] + args, check=True, capture_output=True, text=True)
-            values[impl] = float(r.stdout.strip().splitlines()[-1])
-        cases[case] = {"unit": unit, "values": values}
-    return cases
 
 
 def main():
@@ -47,7 +53,12 @@ def main():
     args = parser.parse_args()
 
     bench_dir = os.path.join(args.build, "bench")
-    suites = sorted(f[len("bench_"):] for f in os.listdir(bench_dir) if f.startswith("bench_"))
+    binaries = {}
+    for f in sorted(os.listdir(bench_dir)):
+        if f.startswith("bench_"):
+            suite = f[len("bench_"):].split("_")[0]
+            binaries.setdefault(suite, []).append(os.path.join(bench_dir, f))
+    suites = sorted(binaries)
     if args.suite:
         if args.suite not in suites:
             sys.exit(f"bench: no suite '{args.suite}'; suites: {', '.join(suites)}")
@@ -55,7 +66,7 @@ def main():
 
     results = []
     for suite in suites:
-        cases = run_suite(os.path.join(bench_dir, "bench_" + suite), suite, args.min_time)
+        cases = run_suite(binaries[suite], suite, args.min_time)
         peers = sorted({i for c in cases.values() for i in c["values"] if i != "squall"})
         header = ["case", "unit", "squall"] + peers + [f"{p}/squall" for p in peers]
         rows = []
