@@ -124,8 +124,10 @@ std::string decode_attribute(std::string_view in) {
       continue;
     }
     if (c != '&') {
-      out += static_cast<char>(c);
-      ++i;
+      size_t run = i + 1;
+      while (run < in.size() && in[run] != '&' && in[run] != '\r' && in[run] != '\0') ++run;
+      out.append(in, i, run - i);
+      i = run;
       continue;
     }
     const size_t start = i + 1;
@@ -1139,13 +1141,20 @@ void LinkTokenizer::finish() {
     std::string utf8;
     if (encoding == Encoding::Windows1252) {
       for (unsigned char b : bytes) append_utf8(utf8, windows1252_code_point(b));
+      bytes = utf8;
     } else if (encoding == Encoding::Iconv) {
       to_utf8->convert(bytes, utf8, true);
-    } else {
-      utf8.assign(bytes);
+      bytes = utf8;
     }
-    std::string decoded = decode_attribute(utf8);
-    return strip ? std::string(strip_ws(decoded)) : decoded;
+    std::string decoded = decode_attribute(bytes);
+    if (strip) {  // after decoding: "&#32;" and "&Tab;" are whitespace too
+      const std::string_view kept = strip_ws(decoded);
+      if (kept.size() != decoded.size()) {
+        decoded.erase(static_cast<size_t>(kept.data() + kept.size() - decoded.data()));
+        decoded.erase(0, static_cast<size_t>(kept.data() - decoded.data()));
+      }
+    }
+    return decoded;
   };
 
   // The URL Standard encodes the query of a special URL (other than ws, wss) in the document's

@@ -148,6 +148,7 @@ TEST(LinkExtractor, StartsAnAttributeNameWithEquals) {
 
 TEST(LinkExtractor, StripsAsciiWhitespaceAroundValues) {
   EXPECT_EQ(links("<a href=\" \t\n/x \r\n\">"), (Links{"a /x"}));
+  EXPECT_EQ(links("<a href=\"&#32;&Tab;/x&NewLine;\">"), (Links{"a /x"}));
 }
 
 TEST(LinkExtractor, IgnoresEndTagsAndTheirAttributes) {
