@@ -108,6 +108,7 @@ class LinkExtractor {
 
   explicit LinkExtractor(LinkOptions options = {});
   ~LinkExtractor();
+  // Moves keep the state mid-page; a moved-from extractor may only be destroyed or assigned to.
   LinkExtractor(LinkExtractor&&) noexcept;
   LinkExtractor& operator=(LinkExtractor&&) noexcept;
 
