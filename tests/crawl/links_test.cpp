@@ -6,6 +6,7 @@
 #include <gumbo.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -422,6 +423,7 @@ Found gumbo_find(std::string_view html) {
   };
   std::vector<Item> items;
   std::optional<std::pair<unsigned, std::string>> base;
+  RobotsMeta robots;
   std::vector<const GumboNode*> stack{output->root};
   while (!stack.empty()) {
     const GumboNode* node = stack.back();
@@ -458,6 +460,21 @@ Found gumbo_find(std::string_view html) {
         element = e.tag == GUMBO_TAG_IFRAME ? "iframe" : "frame";
         value = attr("src");
         break;
+      case GUMBO_TAG_META:
+        if (auto name = attr("name"), content = attr("content"); name && content) {
+          std::string n = *name;
+          for (char& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          if (n != "robots") continue;
+          std::string c = *content;
+          for (char& ch : c) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          std::replace(c.begin(), c.end(), ',', ' ');
+          std::istringstream tokens(c);
+          for (std::string token; tokens >> token;) {
+            if (token == "noindex" || token == "none") robots.noindex = true;
+            if (token == "nofollow" || token == "none") robots.nofollow = true;
+          }
+        }
+        continue;
       case GUMBO_TAG_BASE:
         if (auto href = attr("href"); href && (!base || base->first > e.start_pos.offset)) {
           base.emplace(e.start_pos.offset, *href);
@@ -480,6 +497,7 @@ Found gumbo_find(std::string_view html) {
   Found found;
   for (auto& item : items) found.links.push_back(std::move(item.text));
   if (base) found.base = base->second;
+  found.robots = robots;
   return found;
 }
 
@@ -490,6 +508,7 @@ Found squall_find(std::string_view html, bool all_splits = true) {
   const Found found = all_splits ? extract(html, options) : extract_once(html, options);
   Found ours;
   ours.base = found.base;
+  ours.robots = found.robots;
   for (std::string text : found.links) {
     if (text.ends_with(" nofollow")) text.resize(text.size() - 9);
     ours.links.push_back(text);
@@ -534,6 +553,8 @@ TEST(LinkExtractorOracle, FindsWhatGumboFindsInEveryHtmlFileUnderUsrShareDoc) {
     const Found theirs = gumbo_find(html);
     EXPECT_EQ(ours.links, theirs.links) << path;
     EXPECT_EQ(ours.base, theirs.base) << path;
+    EXPECT_EQ(ours.robots.noindex, theirs.robots.noindex) << path;
+    EXPECT_EQ(ours.robots.nofollow, theirs.robots.nofollow) << path;
     ++files;
     total_links += theirs.links.size();
   }
@@ -675,6 +696,10 @@ TEST(LinkExtractorOracle, FindsWhatGumboFindsInGeneratedAdversarialMarkup) {
     const Found theirs = gumbo_find(html);
     EXPECT_EQ(ours.links, theirs.links) << "document " << i << ":\n" << html;
     EXPECT_EQ(ours.base, theirs.base) << "document " << i << ":\n" << html;
+    EXPECT_TRUE(ours.robots.noindex == theirs.robots.noindex &&
+                ours.robots.nofollow == theirs.robots.nofollow)
+        << "document " << i << ":\n"
+        << html;
     total_links += theirs.links.size();
     if (HasFailure()) break;
   }
