@@ -34,8 +34,19 @@ int main(int argc, char** argv) {
       ->required();
   robots_cmd->add_option("URL", robots.urls, "absolute URLs or paths such as /a?b")->required();
 
+  squall::cli::LinksCommand links;
+  auto* links_cmd = app.add_subcommand(
+      "links",
+      "Print the crawlable (http and https) links of an HTML document, one absolute URL per "
+      "line.\nExample: squall links --base https://docs.python.org/3/ index.html");
+  links_cmd->add_option("--base", links.base, "the page's URL, to resolve relative links");
+  links_cmd->add_flag("--all", links.all,
+                      "add tab-separated columns: element, rel, and follow or nofollow");
+  links_cmd->add_option("FILE", links.file, "the HTML file, or - for standard input (default)");
+
   CLI11_PARSE(app, argc, argv);
   if (url_cmd->parsed()) return squall::cli::run_url(url, std::cout, std::cerr);
+  if (links_cmd->parsed()) return squall::cli::run_links(links, std::cin, std::cout, std::cerr);
   if (robots_cmd->parsed()) return squall::cli::run_robots(robots, std::cin, std::cout, std::cerr);
   return 2;
 }

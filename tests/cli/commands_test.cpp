@@ -78,5 +78,26 @@ TEST(RobotsCommand, AnUnreadableFileIsAUsageError) {
   EXPECT_NE(o.err.str().find("cannot read"), std::string::npos);
 }
 
+TEST(LinksCommand, PrintsAbsoluteHttpLinksResolvedAgainstTheBase) {
+  std::istringstream in(
+      "<base href=/docs/><a href=a.html>x</a><a rel=nofollow href='//cdn.example/b'>"
+      "<a href=mailto:x@example.com><link rel=stylesheet href=s.css><iframe src=f.html>");
+  Output o;
+  o.status = run_links({"https://example.com/index.html", true, "-"}, in, o.out, o.err);
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.out.str(),
+            "https://example.com/docs/a.html\ta\t\tfollow\n"
+            "https://cdn.example/b\ta\tnofollow\tnofollow\n"
+            "https://example.com/docs/f.html\tiframe\t\tfollow\n");
+}
+
+TEST(LinksCommand, WithoutABaseRelativeLinksAreLeftOutAndCounted) {
+  std::istringstream in("<a href=rel.html></a><a href=https://abs.example/></a>");
+  Output o;
+  o.status = run_links({std::nullopt, false, "-"}, in, o.out, o.err);
+  EXPECT_EQ(o.out.str(), "https://abs.example/\n");
+  EXPECT_NE(o.err.str().find("1 relative links left out"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace squall::cli

@@ -29,4 +29,13 @@ struct RobotsCommand {
 int run_robots(const RobotsCommand& command, std::istream& in, std::ostream& out,
                std::ostream& err);
 
+struct LinksCommand {
+  std::optional<std::string> base;  // the page's URL: relative links resolve against it
+  bool all = false;                 // add element, rel and nofollow columns
+  std::string file = "-";           // an HTML file, or "-" for standard input
+};
+// `squall links`: the crawlable (http and https) links of an HTML document, one absolute URL per
+// line, read and tokenized as it streams in.
+int run_links(const LinksCommand& command, std::istream& in, std::ostream& out, std::ostream& err);
+
 }  // namespace squall::cli

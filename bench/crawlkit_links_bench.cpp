@@ -1,5 +1,5 @@
-// The crawl suite: squall's link extractor beside gumbo and libxml2's HTML parser on the same
-// bytes.
+// The crawlkit suite, links: squall's link extractor beside gumbo and libxml2's HTML parser on the
+// same bytes.
 //
 // Cases are "<case>/<implementation>"; each counts one item per page and reports bytes per second.
 // The corpus is every HTML file of Debian's python3.11-doc (falling back to python-tornado-doc,
