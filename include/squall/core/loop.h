@@ -7,7 +7,7 @@
 //   3. the poll timeout is computed: 0 if callbacks are still ready or stop() was called, else
 //      the time to the earliest timer rounded up to whole milliseconds, else no limit; never
 //      past the caller's wait limit;
-//   4. epoll waits for that long, unless callbacks are still ready and fewer than 256 ran since
+//   4. epoll waits for that long, unless callbacks are still ready and fewer than 1024 ran since
 //      the last poll, and the handlers of ready descriptors run;
 //   5. callbacks queued from other threads move to the ready queue.
 //
@@ -143,7 +143,9 @@ class Loop {
 
   // For awaiters inside squall: timers embedded in their own storage.
   void add_timer(detail::TimerEntry& entry, TimePoint when) { timers_.push(entry, when); }
-  void remove_timer(detail::TimerEntry& entry) noexcept { timers_.remove(entry); }
+  void remove_timer(detail::TimerEntry& entry) noexcept {
+    if (entry.active()) timers_.remove(entry);
+  }
   // For spawn: the list of live tasks, destroyed with the loop.
   void attach(detail::TaskState& task) noexcept;
   void detach(detail::TaskState& task) noexcept;
