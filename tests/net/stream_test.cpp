@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 
 #include "squall/net/net_error.h"
 #include "squall/net/socket.h"
@@ -16,12 +15,6 @@ namespace squall {
 namespace {
 
 using namespace std::chrono_literals;
-
-size_t open_fds() {
-  size_t n = 0;
-  for ([[maybe_unused]] auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
-  return n;
-}
 
 // Both ends of one loopback TCP connection, as streams.
 struct Pair {
@@ -356,7 +349,7 @@ TEST_P(StreamTest, ASecondConcurrentReadIsRefused) {
 }
 
 TEST_P(StreamTest, KillingATaskBlockedInReadReleasesTheSocket) {
-  size_t before = open_fds();
+  size_t before = test::open_fds();
   auto body = [this]() -> Task<void> {
     auto reader = [](Pair p) -> Task<void> { co_await p.server.read_until("\n"); };
     auto r = spawn(reader(co_await pair()));
@@ -367,11 +360,11 @@ TEST_P(StreamTest, KillingATaskBlockedInReadReleasesTheSocket) {
     EXPECT_EQ(Loop::current().handler_count(), 0u);
   };
   run(body());
-  EXPECT_EQ(open_fds(), before);
+  EXPECT_EQ(test::open_fds(), before);
 }
 
 TEST_P(StreamTest, KillingATaskBlockedInWriteReleasesTheSocket) {
-  size_t before = open_fds();
+  size_t before = test::open_fds();
   auto body = [this]() -> Task<void> {
     auto writer = [](Pair p) -> Task<void> {
       for (;;) co_await p.client.write(std::string(64 * 1024, 'w'));
@@ -384,7 +377,7 @@ TEST_P(StreamTest, KillingATaskBlockedInWriteReleasesTheSocket) {
     EXPECT_EQ(Loop::current().handler_count(), 0u);
   };
   run(body());
-  EXPECT_EQ(open_fds(), before);
+  EXPECT_EQ(test::open_fds(), before);
 }
 
 TEST_P(StreamTest, WithTimeoutBoundsAReadAndLeavesTheStreamUsable) {

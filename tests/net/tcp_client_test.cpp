@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <vector>
 
 #include "squall/net/net_error.h"
@@ -15,12 +14,6 @@ namespace squall {
 namespace {
 
 using namespace std::chrono_literals;
-
-size_t open_fds() {
-  size_t n = 0;
-  for ([[maybe_unused]] auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
-  return n;
-}
 
 bool ipv6_loopback_available() {
   Socket s;
@@ -244,7 +237,7 @@ Task<std::vector<Stream>> fill_backlog(const Address& address) {
 }
 
 TEST_F(TcpClientTest, AConnectToAFullBacklogTimesOutAndAKillReleasesTheSocket) {
-  size_t before = open_fds();
+  size_t before = test::open_fds();
   bool blocked = false;
   auto body = [&blocked]() -> Task<void> {
     Socket listener = Socket::tcp(AF_INET);
@@ -266,11 +259,11 @@ TEST_F(TcpClientTest, AConnectToAFullBacklogTimesOutAndAKillReleasesTheSocket) {
   };
   run(body());
   if (!blocked) GTEST_SKIP() << "connects to a full backlog did not block here";
-  EXPECT_EQ(open_fds(), before);
+  EXPECT_EQ(test::open_fds(), before);
 }
 
 TEST_F(TcpClientTest, WithTimeoutAroundAConnectReleasesTheSocket) {
-  size_t before = open_fds();
+  size_t before = test::open_fds();
   auto body = []() -> Task<void> {
     Socket listener = Socket::tcp(AF_INET);
     EXPECT_EQ(listener.bind(Address::ipv4_loopback(0)), 0);
@@ -281,11 +274,11 @@ TEST_F(TcpClientTest, WithTimeoutAroundAConnectReleasesTheSocket) {
     EXPECT_THROW(co_await with_timeout(10ms, tcp_connect(address)), TimeoutError);
   };
   run(body());
-  EXPECT_EQ(open_fds(), before);
+  EXPECT_EQ(test::open_fds(), before);
 }
 
 TEST_F(TcpClientTest, AnAttemptThatHangsGetsCompanyAfterTheAttemptDelayAndTheFirstToConnectWins) {
-  size_t before = open_fds();
+  size_t before = test::open_fds();
   bool blocked = false;
   auto body = [&blocked]() -> Task<void> {
     Socket listener = Socket::tcp(AF_INET);
@@ -309,7 +302,7 @@ TEST_F(TcpClientTest, AnAttemptThatHangsGetsCompanyAfterTheAttemptDelayAndTheFir
   };
   run(body());
   if (!blocked) GTEST_SKIP() << "connects to a full backlog did not block here";
-  EXPECT_EQ(open_fds(), before);
+  EXPECT_EQ(test::open_fds(), before);
 }
 
 }  // namespace

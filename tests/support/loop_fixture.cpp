@@ -1,6 +1,8 @@
 // The loop fixture's checks and the log capture.
 #include "support/loop_fixture.h"
 
+#include <filesystem>
+
 namespace squall::test {
 
 LoopTest::LoopTest() : loop_(std::make_unique<Loop>()), frames_before_(detail::live_frames()) {}
@@ -16,6 +18,12 @@ void LoopTest::TearDown() {
   EXPECT_EQ(loop_->ready_count(), 0u) << "callbacks were left queued";
   loop_.reset();
   EXPECT_EQ(detail::live_frames(), frames_before_) << "coroutine frames were not freed";
+}
+
+size_t open_fds() {
+  size_t n = 0;
+  for ([[maybe_unused]] auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
 }
 
 LogCapture::LogCapture()

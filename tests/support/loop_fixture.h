@@ -29,6 +29,10 @@ class LoopTest : public ::testing::Test {
   int64_t frames_before_;
 };
 
+// How many descriptors this process has open (entries of /proc/self/fd): tests compare it
+// before and after to prove a socket was released.
+size_t open_fds();
+
 // Collects log lines while it lives (Tornado's ExpectLog).
 class LogCapture {
  public:
