@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include "squall/net/net_error.h"
 #include "squall/net/socket.h"
 #include "squall/net/tcp_client.h"
