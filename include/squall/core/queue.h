@@ -103,11 +103,9 @@ class BasicQueue {
       return true;
     }
     T await_resume() {
-      if (!slot_) {
-        if (finish()) throw TimeoutError("Queue.get: no item arrived in time");
-      } else {
-        finish();
-      }
+      finish();  // rethrows a kill that interrupted the wait
+      // No item and no kill: the time limit passed.
+      if (!slot_) throw TimeoutError("Queue.get: no item arrived in time");
       return std::move(*slot_);
     }
 
@@ -136,8 +134,9 @@ class BasicQueue {
       return true;
     }
     void await_resume() {
-      if (item_ && finish()) throw TimeoutError("Queue.put: no room became free in time");
-      if (!item_) finish();
+      finish();  // rethrows a kill that interrupted the wait
+      // Not inserted and no kill: the time limit passed.
+      if (item_) throw TimeoutError("Queue.put: no room became free in time");
     }
 
    private:
