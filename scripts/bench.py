@@ -2,9 +2,12 @@
 """Runs squall's benchmark suites and their peers side by side, prints ratios.
 
 Each bench/<suite>[_<part>]_bench.cpp binary (bench_<suite>[_<part>]) names its cases
-"<case>/<implementation>"; a suite is all the binaries of its name. Every
-implementation other than squall is a peer. Lower is better for every unit printed here
-(ns per operation, MiB), so a ratio above 1 means squall is ahead.
+"<case>/<implementation>"; a suite is all the binaries of its name. A suite measured with
+programs of its own (wrk against servers, say) is a script bench/<suite>[_<part>]_bench.py:
+run as `python3 <script> --build <tree>`, it reports progress on stderr and prints on stdout a
+JSON list of {"case", "unit", "higher_is_better", "values": {implementation: value}}.
+Every implementation other than squall is a peer; every ratio printed is oriented so that
+above 1 means squall is ahead.
 Writes build/bench/results.json: [{"case", "unit", "higher_is_better", "squall", "peers"}].
 """
 import argparse
@@ -22,10 +25,16 @@ SEPARATE = {
 }
 
 
-def run_suite(binaries, suite, min_time):
+def run_suite(binaries, scripts, suite, build, min_time):
     cases = {}
     for binary in binaries:
         run_binary(binary, min_time, cases)
+    for script in scripts:
+        out = subprocess.run([sys.executable, script, "--build", build], check=True,
+                             stdout=subprocess.PIPE, text=True).stdout
+        for c in json.loads(out):
+            cases[c["case"]] = {"unit": c["unit"], "values": c["values"],
+                                "higher_is_better": c.get("higher_is_better", False)}
     for case, unit, impls in SEPARATE.get(suite, []):
         values = {}
         for impl, args in impls.items():
@@ -53,12 +62,16 @@ def main():
     args = parser.parse_args()
 
     bench_dir = os.path.join(args.build, "bench")
-    binaries = {}
+    binaries, scripts = {}, {}
     for f in sorted(os.listdir(bench_dir)):
         if f.startswith("bench_"):
             suite = f[len("bench_"):].split("_")[0]
             binaries.setdefault(suite, []).append(os.path.join(bench_dir, f))
-    suites = sorted(binaries)
+    source_bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench")
+    for f in sorted(os.listdir(source_bench)):
+        if f.endswith("_bench.py"):
+            scripts.setdefault(f.split("_")[0], []).append(os.path.join(source_bench, f))
+    suites = sorted(set(binaries) | set(scripts))
     if args.suite:
         if args.suite not in suites:
             sys.exit(f"bench: no suite '{args.suite}'; suites: {', '.join(suites)}")
@@ -66,21 +79,26 @@ def main():
 
     results = []
     for suite in suites:
-        cases = run_suite(binaries[suite], suite, args.min_time)
+        cases = run_suite(binaries.get(suite, []), scripts.get(suite, []), suite,
+                          args.build, args.min_time)
         peers = sorted({i for c in cases.values() for i in c["values"] if i != "squall"})
-        header = ["case", "unit", "squall"] + peers + [f"{p}/squall" for p in peers]
+        header = ["case", "unit", "squall"] + peers + [f"vs {p}" for p in peers]
         rows = []
         for case, c in cases.items():
-            v = c["values"]
+            v, higher = c["values"], c.get("higher_is_better", False)
             row = [case, c["unit"], f"{v.get('squall', float('nan')):.1f}"]
             row += [f"{v[p]:.1f}" if p in v else "-" for p in peers]
-            row += [f"{v[p] / v['squall']:.2f}x" if p in v and v.get("squall") else "-" for p in peers]
+            for p in peers:
+                if p in v and v.get("squall") and v[p]:
+                    row.append(f"{(v['squall'] / v[p]) if higher else (v[p] / v['squall']):.2f}x")
+                else:
+                    row.append("-")
             rows.append(row)
-            results.append({"case": case, "unit": c["unit"], "higher_is_better": False,
+            results.append({"case": case, "unit": c["unit"], "higher_is_better": higher,
                             "squall": v.get("squall"),
                             "peers": {p: v[p] for p in peers if p in v}})
         widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-        print(f"\nsuite {suite} (lower is better; a ratio above 1 means squall is ahead)")
+        print(f"\nsuite {suite} (a ratio above 1 means squall is ahead)")
         for r in [header] + rows:
             print("  ".join(str(x).ljust(w) if i < 2 else str(x).rjust(w)
                             for i, (x, w) in enumerate(zip(r, widths))))

@@ -1,0 +1,231 @@
+// Child processes for real peers: posix_spawn, a log file per process, polite stops.
+#include "support/process.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+extern char** environ;
+
+namespace squall::test {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string pattern = (base && *base ? std::string(base) : std::string("/tmp"));
+  pattern.append("/squall-test-XXXXXX");
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp: " + std::string(strerror(errno)));
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+fs::path TempDir::write(const std::string& name, std::string_view contents) const {
+  fs::path p = path_ / name;
+  fs::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary);
+  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  if (!out) throw std::runtime_error("cannot write " + p.string());
+  return p;
+}
+
+Process Process::start(const std::vector<std::string>& argv, const fs::path& workdir) {
+  if (argv.empty()) throw std::runtime_error("Process::start: no program");
+  Process p;
+  static std::mt19937_64 rng{std::random_device{}()};
+  p.log_ = fs::temp_directory_path() / ("squall-peer-" + std::to_string(getpid()) + "-" +
+                                        std::to_string(rng()) + ".log");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, p.log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  if (!workdir.empty()) posix_spawn_file_actions_addchdir_np(&actions, workdir.c_str());
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int rc = posix_spawnp(&p.pid_, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    p.pid_ = -1;
+    throw std::runtime_error("cannot start " + argv[0] + ": " + strerror(rc));
+  }
+  return p;
+}
+
+Process::Process(Process&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)), status_(other.status_), log_(std::move(other.log_)) {
+  other.log_.clear();
+}
+
+Process& Process::operator=(Process&& other) noexcept {
+  if (this != &other) {
+    this->~Process();
+    new (this) Process(std::move(other));
+  }
+  return *this;
+}
+
+Process::~Process() {
+  if (pid_ > 0) stop();
+  if (!log_.empty()) {
+    std::error_code ignored;
+    fs::remove(log_, ignored);
+  }
+}
+
+bool Process::running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r == pid_) {
+    status_ = status;
+    pid_ = -1;
+    return false;
+  }
+  return r == 0;
+}
+
+int Process::wait(std::chrono::milliseconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (running()) {
+    if (std::chrono::steady_clock::now() >= deadline) return -1;
+    std::this_thread::sleep_for(5ms);
+  }
+  return status_;
+}
+
+int Process::stop(int signal, std::chrono::milliseconds grace) {
+  if (!running()) return status_;
+  ::kill(pid_, signal);
+  if (wait(grace) != -1) return status_;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  status_ = status;
+  return status_;
+}
+
+std::string Process::output() const {
+  std::ifstream in(log_, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+uint16_t free_port(bool udp) {
+  int fd = socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error("socket: " + std::string(strerror(errno)));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    close(fd);
+    throw std::runtime_error("bind: " + std::string(strerror(errno)));
+  }
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+static bool accepts(const std::string& host, uint16_t port) {
+  bool v6 = host.find(':') != std::string::npos;
+  int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  int rc;
+  if (v6) {
+    sockaddr_in6 a{};
+    a.sin6_family = AF_INET6;
+    a.sin6_port = htons(port);
+    inet_pton(AF_INET6, host.c_str(), &a.sin6_addr);
+    rc = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  } else {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    inet_pton(AF_INET, host.c_str(), &a.sin_addr);
+    rc = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  }
+  close(fd);
+  return rc == 0;
+}
+
+void wait_for_port(uint16_t port, const std::string& what, Process* process,
+                   std::chrono::milliseconds limit, const std::string& host) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!accepts(host, port)) {
+    if (process && !process->running())
+      throw std::runtime_error(what + " exited before listening:\n" + process->output());
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw std::runtime_error(what + " did not listen on port " + std::to_string(port) +
+                               (process ? ":\n" + process->output() : std::string()));
+    std::this_thread::sleep_for(10ms);
+  }
+}
+
+Process start_nginx(const TempDir& dir, const std::string& server_body, uint16_t port,
+                    const std::string& listen_options, const std::string& extra_http) {
+  fs::create_directories(dir.path() / "nginx-tmp");
+  std::string conf =
+      "daemon off;\nmaster_process off;\nworker_processes 1;\npid " +
+      (dir.path() / "nginx.pid").string() + ";\nerror_log " +
+      (dir.path() / "error.log").string() +
+      " warn;\nevents { worker_connections 16384; }\nhttp {\n"
+      "  access_log " +
+      (dir.path() / "access.log").string() +
+      " combined;\n  client_body_temp_path " + (dir.path() / "nginx-tmp").string() +
+      ";\n  default_type application/octet-stream;\n  keepalive_requests 1000000;\n" +
+      extra_http + "\n  server {\n    listen 127.0.0.1:" + std::to_string(port) + " " +
+      listen_options + ";\n    root " + dir.path().string() + ";\n" + server_body + "\n  }\n}\n";
+  fs::path conf_path = dir.write("nginx.conf", conf);
+  Process p = Process::start({"/usr/sbin/nginx", "-e", (dir.path() / "error.log").string(),
+                              "-p", dir.path().string(), "-c", conf_path.string()});
+  wait_for_port(port, "nginx", &p);
+  return p;
+}
+
+Process start_httpbin(uint16_t port) {
+  Process p = Process::start({"/usr/bin/python3", "-m", "httpbin.core", "--host", "127.0.0.1",
+                              "--port", std::to_string(port)});
+  wait_for_port(port, "httpbin", &p, std::chrono::seconds(30));
+  return p;
+}
+
+CertFiles make_self_signed(const TempDir& dir, const std::string& stem, const std::string& cn,
+                           int days) {
+  CertFiles f{dir.path() / (stem + ".crt"), dir.path() / (stem + ".key")};
+  Process p = Process::start({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                              "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", f.key.string(),
+                              "-out", f.cert.string(), "-days", std::to_string(days), "-subj",
+                              "/CN=" + cn, "-addext",
+                              "subjectAltName=DNS:" + cn + ",IP:127.0.0.1,IP:::1"});
+  int status = p.wait(std::chrono::seconds(30));
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("openssl req failed:\n" + p.output());
+  return f;
+}
+
+}  // namespace squall::test

@@ -1,0 +1,96 @@
+// Real peers for tests: start a program (nginx, dnsmasq, openssl s_server, httpbin, curl),
+// wait until it listens, stop it at the end. Blocking helpers, used outside the loop.
+//
+//   TempDir dir;
+//   uint16_t port = free_port();
+//   Process nginx = start_nginx(dir, "location / { return 200 'abc'; }", port);
+//   ... connect to 127.0.0.1:port ...
+//   // ~Process stops it (SIGTERM, then SIGKILL after 5 s)
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace squall::test {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it at the end.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  // Writes `contents` to path()/name (creating parent folders) and returns the full path.
+  std::filesystem::path write(const std::string& name, std::string_view contents) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A child process; its stdout and stderr go to one file that output() reads.
+class Process {
+ public:
+  Process() = default;
+  // Starts argv[0] (looked up in PATH) with the given arguments. Throws std::runtime_error if
+  // it cannot be started.
+  static Process start(const std::vector<std::string>& argv,
+                       const std::filesystem::path& workdir = {});
+  Process(Process&& other) noexcept;
+  Process& operator=(Process&& other) noexcept;
+  ~Process();
+
+  pid_t pid() const { return pid_; }
+  // Still running (not exited, not yet reaped)?
+  bool running();
+  // Sends `signal` and waits up to `grace` for an exit, then SIGKILL. Returns the wait status
+  // (as waitpid gives it), or -1 if the process was not running.
+  int stop(int signal = 15, std::chrono::milliseconds grace = std::chrono::seconds(5));
+  // Waits for the process to exit by itself, up to `limit`; the wait status, or -1 on timeout.
+  int wait(std::chrono::milliseconds limit);
+  // What it printed so far on stdout and stderr.
+  std::string output() const;
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = -1;
+  std::filesystem::path log_;
+};
+
+// A port that was free on 127.0.0.1 a moment ago (bind to port 0, read it back, close), for
+// peers that must be told a port in their command line or configuration. `udp` for UDP.
+uint16_t free_port(bool udp = false);
+
+// Polls until something accepts TCP connections on host:port, or throws std::runtime_error
+// naming `what` (and its output, if a process is given) after `limit`.
+void wait_for_port(uint16_t port, const std::string& what, Process* process = nullptr,
+                   std::chrono::milliseconds limit = std::chrono::seconds(15),
+                   const std::string& host = "127.0.0.1");
+
+// nginx (Debian's /usr/sbin/nginx) in the foreground, rooted in `dir`, listening on
+// 127.0.0.1:`port` with `server_body` inside its server block, and `extra_http` at http level.
+// Access log on (dir/access.log) so tests can count requests and connections; returns once it
+// accepts connections. `listen_options` is appended to the listen directive (e.g. "ssl").
+Process start_nginx(const TempDir& dir, const std::string& server_body, uint16_t port,
+                    const std::string& listen_options = "", const std::string& extra_http = "");
+
+// Debian's python3-httpbin served by /usr/bin/python3 on 127.0.0.1:`port`; returns once it
+// accepts connections.
+Process start_httpbin(uint16_t port);
+
+// A self-signed certificate and key for `cn` (also a subjectAltName DNS name, plus 127.0.0.1
+// and ::1 as IP names) made with `openssl req`, valid from now for `days` days.
+// Writes dir/<stem>.crt and dir/<stem>.key.
+struct CertFiles {
+  std::filesystem::path cert;
+  std::filesystem::path key;
+};
+CertFiles make_self_signed(const TempDir& dir, const std::string& stem, const std::string& cn,
+                           int days = 30);
+
+}  // namespace squall::test
