@@ -9,7 +9,7 @@ function(squall_warnings target)
   endif()
 endfunction()
 
-# squall_add_layer(<layer> [NOT_FUZZED] [FUZZ_SOURCES <files...>] [DEPENDS <targets...>])
+# squall_add_layer(<layer> [NOT_FUZZED] [FUZZ_SOURCES <patterns...>] [DEPENDS <targets...>])
 # A static library squall_<layer> from src/<layer>/*.cpp, public headers in include/.
 # NOT_FUZZED layers hold no parser and are left out of the fuzz build (clang 14 cannot compile
 # some coroutine code with sanitizer coverage: "Cannot represent a difference across sections").
@@ -33,9 +33,10 @@ function(squall_add_layer layer)
       endif()
     endforeach()
   endif()
-  # FUZZ_SOURCES: in the fuzz build, only these files of the layer (its parsers).
+  # FUZZ_SOURCES: in the fuzz build, only the layer's files matching these patterns (its parsers).
   if(SQUALL_FUZZ AND ARG_FUZZ_SOURCES)
-    list(TRANSFORM ARG_FUZZ_SOURCES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/${layer}/ OUTPUT_VARIABLE sources)
+    list(TRANSFORM ARG_FUZZ_SOURCES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/${layer}/ OUTPUT_VARIABLE patterns)
+    file(GLOB sources CONFIGURE_DEPENDS ${patterns})
   endif()
   add_library(squall_${layer} STATIC ${sources})
   target_include_directories(squall_${layer} PUBLIC ${PROJECT_SOURCE_DIR}/include)
