@@ -63,6 +63,7 @@ namespace squall::http {
 namespace detail {
 class Connection;
 struct ServerShared;
+struct WorkerState;
 }  // namespace detail
 
 // One finished request, as the access log sees it. Views live only during the callback.
@@ -153,10 +154,10 @@ class ServerRequest {
   // The declared length, or nullopt for chunked or no body.
   std::optional<uint64_t> content_length() const noexcept;
   // The whole body, chunked framing removed. Sends "100 Continue" first when the client expects
-  // it. Throws TooLargeError past max_body_size (the server answers 413 if the handler lets it
-  // escape), ProtocolError for a malformed chunked body (400), TimeoutError past body_timeout
-  // (408), or the stream's NetError when the client goes away. After a partial read_body() it
-  // returns the rest.
+  // it. Throws squall::Error of kind TooLarge past max_body_size (the server answers 413 if the
+  // handler lets it escape), of kind Protocol for a malformed chunked body or a client that ends
+  // the connection mid-body (400), TimeoutError past body_timeout (408), or the stream's
+  // NetError when the connection fails. After a partial read_body() it returns the rest.
   [[nodiscard]] Task<std::string> body();
   // Streams the body: fills `into` with at least one byte, returns the count, or 0 at the end of
   // the body. Throws as body() does.
@@ -296,9 +297,8 @@ class HttpWorkers {
   std::vector<uint64_t> requests_served() const;
 
  private:
-  struct Worker;
   Address address_;
-  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::unique_ptr<detail::WorkerState>> workers_;
   std::vector<std::thread> threads_;
   bool stopped_ = false;
 };
