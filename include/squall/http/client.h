@@ -218,7 +218,8 @@ struct HttpResponse {
 // kind for 599s (Timeout, Connect, Resolve, Tls, Closed, Protocol, TooLarge, InvalidArgument)
 // and Protocol for an HTTP error status. cause() is the underlying exception of a 599 (a
 // NetError, TimeoutError, ...), null for an error status. response() is the response when one
-// exists (always for a status; for a 599 too, holding what was known: URL, chain, times).
+// exists (always for a status; for a 599 too, holding what was known: URL, chain, times); it is
+// a copy whose own `error` is null.
 class HttpError : public Error {
  public:
   HttpError(int code, ErrorKind kind, std::string_view message,
@@ -314,8 +315,5 @@ class HttpClient {
  private:
   std::unique_ptr<detail::ClientCore> core_;
 };
-
-// "Sun, 06 Nov 1994 08:49:37 GMT" (RFC 9110 IMF-fixdate), for If-Modified-Since and Date.
-std::string http_date(std::chrono::system_clock::time_point when);
 
 }  // namespace squall::http

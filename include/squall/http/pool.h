@@ -70,8 +70,10 @@ class ConnectionPool {
 
   // `co_await pool.checkout(key, deadline)`: a lease for `key`, waiting while the key is at
   // max_per_key. TimeoutError when `deadline` passes first; InvalidStateError once closed. A
-  // kill interrupts the wait and takes nothing.
-  [[nodiscard]] Task<Lease> checkout(std::string_view key, TimePoint deadline = TimePoint::max());
+  // kill interrupts the wait and takes nothing. With `fresh`, never an idle connection: the
+  // right to open a new one (closing the key's oldest idle one if that makes room).
+  [[nodiscard]] Task<Lease> checkout(std::string_view key, TimePoint deadline = TimePoint::max(),
+                                     bool fresh = false);
   // Ends a lease. A reusable connection (its last exchange complete and keep-alive) goes to the
   // idle list; otherwise, or when the pool is closed or keeps no idle connections, it is
   // closed. A lease without a connection just gives back its slot. Wakes a waiter of the key.
