@@ -662,7 +662,9 @@ Task<void> Connection::close_connection() {
       squall::detail::TimeoutScope scope(Clock::now() + o_.idle_timeout, o_.idle_timeout);
       co_await stream_.shutdown_write();
     }
-    if (linger_) {
+    if (linger_ && !s_.stopping) {
+      // stop() closes lingering connections at once, as it does idle ones.
+      s_.idle.push_back(*this);
       squall::detail::TimeoutScope scope(Clock::now() + kLinger, kLinger);
       size_t total = 0;
       for (;;) {
@@ -673,10 +675,12 @@ Task<void> Connection::close_connection() {
       }
     }
   } catch (const CancelledError&) {
+    unlink();
     throw;
   } catch (const std::exception&) {
     // The client went away or the time ran out: closing is all that is left.
   }
+  unlink();
 }
 
 // --- the response --------------------------------------------------------------------------
