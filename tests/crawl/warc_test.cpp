@@ -1,0 +1,206 @@
+// WARC output: records as the format defines them, each a gzip member that real tools read.
+#include "squall/crawl/warc.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "squall/core/error.h"
+#include "support/process.h"
+
+namespace squall {
+namespace {
+
+using test::Process;
+using test::TempDir;
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Inflates every gzip member in turn; fails the test if a member is broken.
+std::vector<std::string> members(const std::string& file) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < file.size()) {
+    z_stream z{};
+    EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+    std::string member;
+    char buf[4096];
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(file.data() + at));
+    z.avail_in = static_cast<uInt>(file.size() - at);
+    int rc;
+    do {
+      z.next_out = reinterpret_cast<Bytef*>(buf);
+      z.avail_out = sizeof buf;
+      rc = inflate(&z, Z_NO_FLUSH);
+      member.append(buf, sizeof buf - z.avail_out);
+    } while (rc == Z_OK);
+    EXPECT_EQ(rc, Z_STREAM_END) << "member at " << at;
+    at += z.total_in;
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END) break;
+    out.push_back(member);
+  }
+  return out;
+}
+
+struct Record {
+  std::map<std::string, std::string> fields;
+  std::string block;
+};
+
+Record parse_record(const std::string& text) {
+  Record r;
+  EXPECT_EQ(text.substr(0, 10), "WARC/1.1\r\n");
+  size_t end = text.find("\r\n\r\n");
+  std::istringstream head(text.substr(10, end - 10));
+  for (std::string line; std::getline(head, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    size_t colon = line.find(": ");
+    r.fields[line.substr(0, colon)] = line.substr(colon + 2);
+  }
+  size_t length = std::stoul(r.fields["Content-Length"]);
+  r.block = text.substr(end + 4, length);
+  EXPECT_EQ(text.substr(end + 4 + length), "\r\n\r\n") << "record must end with two CRLFs";
+  return r;
+}
+
+TEST(Warc, Sha1DigestIsBase32) {
+  // SHA-1("abc") = a9993e36 4706816a ba3e2571 7850c26c 9cd0d89d, in RFC 4648 base 32.
+  EXPECT_EQ(warc_sha1("abc"), "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5");
+  EXPECT_EQ(warc_sha1(""), "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
+}
+
+TEST(Warc, DateIsUtcToTheSecond) {
+  auto t = std::chrono::system_clock::from_time_t(1796000000);
+  EXPECT_EQ(warc_date(t), "2026-11-30T00:53:20Z");
+}
+
+TEST(Warc, WritesWarcinfoRequestAndResponseAsGzipMembers) {
+  TempDir dir;
+  auto path = dir.path() / "crawl.warc.gz";
+  auto now = std::chrono::system_clock::now();
+  std::string head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\n";
+  std::string request = "GET /a HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  std::string response_id;
+  {
+    WarcWriter w = WarcWriter::open(path, {.description = "a test crawl"});
+    response_id = w.write_response("http://127.0.0.1/a", head, "hello", now, "127.0.0.1");
+    std::string request_id = w.write_request("http://127.0.0.1/a", request, now, response_id);
+    EXPECT_NE(request_id, response_id);
+    w.flush();
+    EXPECT_EQ(w.offset(), std::filesystem::file_size(path));
+    EXPECT_EQ(w.records(), 3u);
+  }
+  auto records = members(slurp(path));
+  ASSERT_EQ(records.size(), 3u);
+
+  Record info = parse_record(records[0]);
+  EXPECT_EQ(info.fields["WARC-Type"], "warcinfo");
+  EXPECT_EQ(info.fields["WARC-Filename"], "crawl.warc.gz");
+  EXPECT_EQ(info.fields["Content-Type"], "application/warc-fields");
+  EXPECT_NE(info.block.find("format: WARC File Format 1.1\r\n"), std::string::npos);
+  EXPECT_NE(info.block.find("description: a test crawl\r\n"), std::string::npos);
+
+  Record response = parse_record(records[1]);
+  EXPECT_EQ(response.fields["WARC-Type"], "response");
+  EXPECT_EQ(response.fields["WARC-Record-ID"], response_id);
+  EXPECT_EQ(response.fields["WARC-Target-URI"], "http://127.0.0.1/a");
+  EXPECT_EQ(response.fields["WARC-IP-Address"], "127.0.0.1");
+  EXPECT_EQ(response.fields["Content-Type"], "application/http;msgtype=response");
+  EXPECT_EQ(response.fields["WARC-Date"], warc_date(now));
+  EXPECT_EQ(response.block, head + "hello");
+  EXPECT_EQ(response.fields["WARC-Block-Digest"], warc_sha1(head + "hello"));
+  EXPECT_EQ(response.fields["WARC-Payload-Digest"], warc_sha1("hello"));
+  EXPECT_EQ(response_id.substr(0, 10), "<urn:uuid:");
+  EXPECT_EQ(response_id.size(), 47u);
+  EXPECT_EQ(response_id[24], '4') << "a version 4 UUID";
+
+  Record req = parse_record(records[2]);
+  EXPECT_EQ(req.fields["WARC-Type"], "request");
+  EXPECT_EQ(req.fields["WARC-Concurrent-To"], response_id);
+  EXPECT_EQ(req.fields["Content-Type"], "application/http;msgtype=request");
+  EXPECT_EQ(req.block, request);
+  EXPECT_EQ(req.fields.count("WARC-Payload-Digest"), 0u);
+}
+
+TEST(Warc, ReopeningAppendsWithoutASecondWarcinfo) {
+  TempDir dir;
+  auto path = dir.path() / "crawl.warc.gz";
+  auto now = std::chrono::system_clock::now();
+  {
+    WarcWriter::open(path).write_response("http://h/1", "HTTP/1.1 204 No Content\r\n\r\n", "", now);
+  }
+  uint64_t first_size = std::filesystem::file_size(path);
+  {
+    WarcWriter w = WarcWriter::open(path);
+    EXPECT_EQ(w.offset(), first_size);
+    w.write_response("http://h/2", "HTTP/1.1 204 No Content\r\n\r\n", "", now);
+  }
+  auto records = members(slurp(path));
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(parse_record(records[0]).fields["WARC-Type"], "warcinfo");
+  EXPECT_EQ(parse_record(records[2]).fields["WARC-Target-URI"], "http://h/2");
+}
+
+TEST(Warc, AFileCutAtAnOffsetIsStillValid) {
+  TempDir dir;
+  auto path = dir.path() / "crawl.warc.gz";
+  auto now = std::chrono::system_clock::now();
+  uint64_t boundary;
+  {
+    WarcWriter w = WarcWriter::open(path);
+    w.write_response("http://h/kept", "HTTP/1.1 200 OK\r\n\r\n", "kept", now);
+    w.flush();
+    boundary = w.offset();
+    w.write_response("http://h/dropped", "HTTP/1.1 200 OK\r\n\r\n", "dropped", now);
+  }
+  std::filesystem::resize_file(path, boundary);
+  auto records = members(slurp(path));
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(parse_record(records[1]).fields["WARC-Target-URI"], "http://h/kept");
+}
+
+TEST(Warc, RealGzipReadsTheFile) {
+  TempDir dir;
+  auto path = dir.path() / "crawl.warc.gz";
+  {
+    WarcWriter w = WarcWriter::open(path);
+    std::string big(300000, 'x');
+    w.write_response("http://h/big", "HTTP/1.1 200 OK\r\n\r\n", big,
+                     std::chrono::system_clock::now());
+  }
+  Process gzip = Process::start({"gzip", "-t", path.string()});
+  int status = gzip.wait(std::chrono::seconds(30));
+  ASSERT_NE(status, -1);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << gzip.output();
+}
+
+TEST(Warc, UncompressedRecordsWhenAsked) {
+  TempDir dir;
+  auto path = dir.path() / "crawl.warc";
+  { WarcWriter::open(path, {.gzip = false}); }
+  std::string text = slurp(path);
+  EXPECT_EQ(parse_record(text).fields["WARC-Type"], "warcinfo");
+}
+
+TEST(Warc, AnUnwritablePathIsAClearError) {
+  try {
+    WarcWriter::open("/nonexistent-dir/x.warc.gz");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::System);
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x.warc.gz"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace squall
