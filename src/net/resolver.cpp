@@ -1,6 +1,7 @@
 // The literal resolver and family interleaving.
 #include "squall/net/resolver.h"
 
+#include "squall/net/dns.h"
 #include "squall/net/net_error.h"
 
 namespace squall {
@@ -14,8 +15,7 @@ Task<std::vector<Address>> LiteralResolver::resolve(std::string host, uint16_t p
 }
 
 Resolver& default_resolver() {
-  thread_local LiteralResolver resolver;
-  return resolver;
+  return default_dns_resolver();
 }
 
 std::vector<Address> interleave_families(std::vector<Address> addresses) {

@@ -1,9 +1,8 @@
 // Resolver: where host names become addresses; the seam the c-ares resolver plugs into.
 //
 // tcp_connect asks a Resolver for the addresses of a host and tries them in order (after
-// interleaving families, RFC 8305). Until the c-ares resolver lands, the default resolver
-// knows IP literals and "localhost" only; any other name is a Resolve error saying so.
-// Resolvers belong to one loop's thread.
+// interleaving families, RFC 8305). The default resolver is this thread's DnsResolver (dns.h):
+// c-ares on the loop, with a cache and an override map. Resolvers belong to one loop's thread.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +30,12 @@ class LiteralResolver final : public Resolver {
   [[nodiscard]] Task<std::vector<Address>> resolve(std::string host, uint16_t port) override;
 };
 
-// The resolver tcp_connect uses when ConnectOptions names none (this thread's LiteralResolver
-// for now; the c-ares resolver later).
+// The resolver tcp_connect uses when ConnectOptions names none: this thread's DnsResolver with
+// default options (resolv.conf's servers), made on first use for the current loop. When
+// another loop becomes current, the next call makes a fresh one (cache and overrides start
+// empty) and the previous one is destroyed; lookups still waiting in it fail. An idle
+// DnsResolver holds nothing on its loop, so one that outlives its loop leaves nothing behind.
+// default_dns_resolver() (dns.h) is the same object, typed for add_override().
 Resolver& default_resolver();
 
 // Reorders addresses so the families alternate, starting with the family of the first (RFC
