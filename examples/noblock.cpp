@@ -68,7 +68,7 @@ Task<int> self_test() {
 }
 
 int serve(const std::string& bind, int port, size_t workers) {
-  Address address = Address::parse(bind + ":" + std::to_string(port));
+  Address address = Address::parse(std::string(bind).append(":").append(std::to_string(port)));
   HttpWorkers servers(workers, address, [] { return Handler(handle); });
   std::printf("listening on http://%s/api/noblock with %zu worker(s); Ctrl-C stops\n",
               servers.address().to_string().c_str(), servers.size());

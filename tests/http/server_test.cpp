@@ -316,11 +316,12 @@ TEST_F(HttpServerTest, StreamedResponsesAreChunkedForHttp11AndCloseDelimitedFor1
     Reply r = co_await read_reply(c);
     EXPECT_EQ(r.status, 201);
     EXPECT_EQ(r.headers.get("Transfer-Encoding"), "chunked");
-    EXPECT_EQ(r.body, "part one, " + std::string(100 * 1024, 'x') + ", end");
+    EXPECT_EQ(r.body, std::string("part one, ").append(100 * 1024, 'x').append(", end"));
     std::string all = co_await exchange(port(), "GET / HTTP/1.0\r\n\r\n");
     EXPECT_TRUE(all.starts_with("HTTP/1.1 201 Made\r\n"));
     EXPECT_EQ(all.find("chunked"), std::string::npos);
-    EXPECT_TRUE(all.ends_with("\r\n\r\npart one, " + std::string(100 * 1024, 'x') + ", end"));
+    EXPECT_TRUE(
+        all.ends_with(std::string("\r\n\r\npart one, ").append(100 * 1024, 'x').append(", end")));
     co_await stop();
   }());
 }
@@ -341,10 +342,10 @@ TEST_F(HttpServerTest, SendFileSendsTheRangeWithItsLength) {
     Stream c = co_await connect(port());
     co_await c.write("GET /small HTTP/1.1\r\nHost: x\r\n\r\nGET /big HTTP/1.1\r\nHost: x\r\n\r\n");
     Reply r = co_await read_reply(c);
-    EXPECT_EQ(r.body, "<" + contents.substr(10, 5));
+    EXPECT_EQ(r.body, std::string("<").append(contents, 10, 5));
     r = co_await read_reply(c);
     EXPECT_EQ(r.headers.get("Content-Length"), "90001");
-    EXPECT_EQ(r.body, "<" + contents.substr(10, 90000));
+    EXPECT_EQ(r.body, std::string("<").append(contents, 10, 90000));
     co_await stop();
   }());
   ::close(fd);
@@ -454,8 +455,10 @@ TEST_F(HttpServerTest, LimitsAnswerWithTheirStatusAndClose) {
       std::string status_line;
     };
     std::vector<Case> cases = {
-        {"GET /" + std::string(200, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 414 "},
-        {"GET / HTTP/1.1\r\nHost: x\r\nX: " + std::string(400, 'b') + "\r\n\r\n", "HTTP/1.1 431 "},
+        {std::string("GET /").append(200, 'a').append(" HTTP/1.1\r\nHost: x\r\n\r\n"),
+         "HTTP/1.1 414 "},
+        {std::string("GET / HTTP/1.1\r\nHost: x\r\nX: ").append(400, 'b').append("\r\n\r\n"),
+         "HTTP/1.1 431 "},
         {"GET / HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\nE: 5\r\n\r\n",
          "HTTP/1.1 431 "},
         {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n01234567890", "HTTP/1.1 413 "},
@@ -560,21 +563,27 @@ TEST_F(HttpServerTest, MalformedAndSmugglingShapesAreRefusedAndClosed) {
         {"GET / HTTP/1.1\r\n\r\n", 400},                                         // no Host
         {"GET / HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400},                   // two Hosts
         {"GET / HTTP/1.1\r\nHost: x\r\nExpect: magic\r\n\r\n", 417},             // expectation
-        {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"
-         "0\r\n\r\n" +
+        {std::string("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n") +
              tail,
          400},  // CL.TE
-        {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 40\r\n\r\nabc" + tail,
+        {std::string(
+             "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 40\r\n\r\nabc") +
+             tail,
          400},  // two lengths
-        {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: +3\r\n\r\nabc" + tail, 400},
-        {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n" + tail, 400},
+        {std::string("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: +3\r\n\r\nabc") + tail, 400},
+        {std::string("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n") +
+             tail,
+         400},
         {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501},
-        {"POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + tail, 400},
-        {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n" + tail, 400},
+        {std::string("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n") + tail, 400},
+        {std::string("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n") +
+             tail,
+         400},
     };
     for (const Case& c : cases) {
       std::string all = co_await exchange(port(), c.request);
-      std::string want = "HTTP/1.1 " + std::to_string(c.status) + " ";
+      std::string want = std::string("HTTP/1.1 ").append(std::to_string(c.status)).append(" ");
       EXPECT_TRUE(all.starts_with(want)) << c.request << " → " << all;
       EXPECT_EQ(all.find("smuggled"), std::string::npos) << all;
       // One answer only: nothing after the first response.
@@ -819,7 +828,7 @@ Task<void> upload_echo(ServerRequest& q, ServerResponse& r) {
 
 TEST(HttpServerClientsTest, CurlHeadChunkedUploadContinueAndKeepAliveReuse) {
   HttpWorkers workers(1, Address::parse("127.0.0.1:0"), [] { return Handler(upload_echo); });
-  std::string base = "http://127.0.0.1:" + std::to_string(workers.port());
+  std::string base = std::string("http://127.0.0.1:").append(std::to_string(workers.port()));
   TempDir dir;
   auto file = dir.write("upload.bin", std::string(300000, 'u'));
 
@@ -829,7 +838,7 @@ TEST(HttpServerClientsTest, CurlHeadChunkedUploadContinueAndKeepAliveReuse) {
   EXPECT_NE(head.output.find("Content-Length: 14"), std::string::npos) << head.output;
 
   Ran chunked = run_program({"curl", "-sS", "-H", "Transfer-Encoding: chunked", "--data-binary",
-                             "@" + file.string(), base + "/up"});
+                             std::string("@").append(file.string()), base + "/up"});
   EXPECT_EQ(chunked.output, "POST 300000 chunked uuuuuuuuuu");
 
   Ran cont = run_program(
@@ -874,8 +883,9 @@ TEST(HttpServerClientsTest, TheNoblockExampleStopsGracefullyOnSigterm) {
   uint16_t port = test::free_port();
   Process server = Process::start({exe.string(), "--port", std::to_string(port)});
   test::wait_for_port(port, "noblock", &server);
-  Ran curl =
-      run_program({"curl", "-sS", "http://127.0.0.1:" + std::to_string(port) + "/api/noblock"});
+  Ran curl = run_program(
+      {"curl", "-sS",
+       std::string("http://127.0.0.1:").append(std::to_string(port)).append("/api/noblock")});
   EXPECT_EQ(curl.output, "abc");
   int status = server.stop(SIGTERM);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << server.output();
