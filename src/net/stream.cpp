@@ -1,6 +1,8 @@
 // The stream engine: one read buffer, one write queue, one edge-triggered registration.
 #include "squall/net/stream.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -66,6 +68,10 @@ class StreamCore {
   }
   // An I/O failure: closes the stream with it as the reason and returns it.
   std::exception_ptr fail(NetPhase phase, int error) {
+    if (auto e = transport_->failure(phase, error)) {
+      close(e);
+      return e;
+    }
     ErrorKind kind = error == ECONNRESET || error == EPIPE || error == ENOTCONN ? ErrorKind::Closed
                                                                                 : ErrorKind::System;
     auto e = std::make_exception_ptr(
@@ -145,6 +151,7 @@ class StreamCore {
     out_offset_ = pending_ = 0;
     wake_all(readers_);
     wake_all(writers_);
+    wake_all(write_ready_);
   }
 
   void on_events(IoEvents events);
@@ -171,7 +178,8 @@ class StreamCore {
   bool writable_ = true;
   bool write_shut_ = false;
   IoEvents write_blocked_on_ = IoEvents::Write;
-  IntrusiveList<Waiter> writers_;  // WriteWait nodes
+  IntrusiveList<Waiter> writers_;      // WriteWait nodes
+  IntrusiveList<Waiter> write_ready_;  // send_file waiting for the transport to take more
 
   bool closed_ = false;
   std::exception_ptr reason_;
@@ -236,6 +244,7 @@ void StreamCore::on_events(IoEvents events) {
     }
     wake_writers();
   }
+  if (any(events & (write_blocked_on_ | kTrouble))) wake_all(write_ready_);
   if (any(events & (read_blocked_on_ | kTrouble))) wake_all(readers_);
 }
 
@@ -298,12 +307,74 @@ NetError ended_early(StreamCore& c, std::string_view what) {
                   "the peer closed the connection " + std::string(what));
 }
 
+// Waits until the transport may take more (after it said EAGAIN), or the stream closes.
+class WritableWait final : public Waiter {
+ public:
+  explicit WritableWait(StreamCore& c) noexcept : c_(c) {}
+  bool await_ready() const noexcept { return c_.closed_; }
+  bool await_suspend(std::coroutine_handle<> h) {
+    if (!suspend(h)) return false;
+    c_.write_ready_.push_back(*this);
+    return true;
+  }
+  void await_resume() { finish(); }
+
+ private:
+  StreamCore& c_;
+};
+
+// The transport that stays behind in a stream whose transport was handed over: it keeps the
+// peer's name for messages and refuses every operation.
+class HandedOver final : public Transport {
+ public:
+  explicit HandedOver(std::string peer) noexcept : peer_(std::move(peer)) {}
+  int fd() const noexcept override { return -1; }
+  const std::string& peer() const noexcept override { return peer_; }
+  IoResult read(std::span<char>) noexcept override { return {0, EBADF}; }
+  IoResult write(std::span<const iovec>) noexcept override { return {0, EBADF}; }
+  int shutdown_write() noexcept override { return EBADF; }
+  void close() noexcept override {}
+
+ private:
+  std::string peer_;
+};
+
+// Reads the file with pread (retrying EINTR): bytes, 0 at its end; throws SystemError.
+size_t read_file(int file_fd, std::span<char> into, off_t offset) {
+  for (;;) {
+    ssize_t n = ::pread(file_fd, into.data(), into.size(), offset);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno != EINTR) throw SystemError("pread", errno);
+  }
+}
+
 Task<void> drain(StreamCore& c, size_t threshold) {
   for (;;) {
     if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Write));
     if (c.pending_ <= threshold) co_return;
     co_await WriteWait(c, threshold);
   }
+}
+
+NetError file_ended(StreamCore& c, size_t sent, size_t count) {
+  return NetError(ErrorKind::System, NetPhase::Write, c.transport_->peer(),
+                  "the file ended after " + std::to_string(sent) + " of the " +
+                      std::to_string(count) + " bytes to send (was it truncated?)");
+}
+
+// send_file over a transport without sendfile: pread + write, under the high-water mark.
+Task<void> copy_file(StreamCore& c, int file_fd, off_t offset, size_t sent, size_t count) {
+  while (sent < count) {
+    if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Write));
+    std::string chunk(std::min(count - sent, c.options_.read_chunk_size), '\0');
+    size_t n = read_file(file_fd, chunk, offset + static_cast<off_t>(sent));
+    if (n == 0) std::rethrow_exception(c.fail(file_ended(c, sent, count)));
+    chunk.resize(n);
+    sent += n;
+    if (auto error = c.enqueue(chunk, &chunk)) std::rethrow_exception(error);
+    co_await drain(c, c.options_.write_high_water);
+  }
+  co_await drain(c, 0);
 }
 
 Task<void> failed(std::exception_ptr error) {
@@ -327,6 +398,12 @@ const std::string& Stream::peer() const noexcept {
 }
 const StreamOptions& Stream::options() const noexcept {
   return core_->options_;
+}
+Loop& Stream::loop() const noexcept {
+  return *core_->loop_;
+}
+const TlsInfo* Stream::tls() const noexcept {
+  return core_->transport_->tls();
 }
 
 Task<std::string> Stream::read_until(std::string_view delimiter, size_t max_bytes) {
@@ -427,13 +504,69 @@ Task<void> Stream::shutdown_write() {
   StreamCore& c = *core_;
   co_await detail::drain(c, 0);
   if (c.write_shut_) co_return;
-  if (int error = c.transport_->shutdown_write())
-    std::rethrow_exception(c.fail(NetPhase::Write, error));
+  for (;;) {
+    if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Write));
+    int error = c.transport_->shutdown_write();
+    if (error == 0) break;
+    if (error != EAGAIN) std::rethrow_exception(c.fail(NetPhase::Write, error));
+    // TLS: the close_notify record waits for room in the socket.
+    c.writable_ = false;
+    c.write_blocked_on_ = c.transport_->blocked_on(false);
+    co_await detail::WritableWait(c);
+  }
   c.write_shut_ = true;
 }
 
 size_t Stream::pending_write_bytes() const noexcept {
   return core_->pending_;
+}
+
+Task<void> Stream::send_file(int file_fd, off_t offset, size_t count) {
+  StreamCore& c = *core_;
+  co_await detail::drain(c, 0);
+  if (c.write_shut_) {
+    throw NetError(ErrorKind::Closed, NetPhase::Write, c.transport_->peer(),
+                   "the stream's writing side was shut down");
+  }
+  size_t sent = 0;
+  while (sent < count) {
+    if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Write));
+    // One call moves at most ~2 GiB on Linux; ask for no more than that.
+    size_t ask = std::min(count - sent, size_t{1} << 30);
+    IoResult r = c.transport_->send_file(file_fd, offset + static_cast<off_t>(sent), ask);
+    if (r.bytes > 0) {
+      sent += r.bytes;
+      continue;
+    }
+    if (r.would_block()) {
+      c.writable_ = false;
+      c.write_blocked_on_ = c.transport_->blocked_on(false);
+      co_await detail::WritableWait(c);
+      continue;
+    }
+    if (r.error == 0) std::rethrow_exception(c.fail(detail::file_ended(c, sent, count)));
+    // No sendfile on this transport (TLS), or not from this kind of file: copy.
+    if (r.error == ENOTSUP || r.error == EOPNOTSUPP || (r.error == EINVAL && sent == 0)) {
+      co_await detail::copy_file(c, file_fd, offset, sent, count);
+      co_return;
+    }
+    std::rethrow_exception(c.fail(NetPhase::Write, r.error));
+  }
+}
+
+std::unique_ptr<Transport> Stream::release_transport() {
+  StreamCore& c = *core_;
+  if (c.closed_ || c.reading_ || c.size() != 0 || c.pending_ != 0 || !c.readers_.empty() ||
+      !c.writers_.empty() || !c.write_ready_.empty()) {
+    throw InvalidStateError("stream from " + c.transport_->peer() +
+                            ": the transport can be handed over only from an open stream with "
+                            "nothing buffered, nothing queued and no operation in progress");
+  }
+  c.loop_->remove_handler(c.fd_);
+  auto transport = std::exchange(
+      c.transport_, std::make_unique<detail::HandedOver>(std::string(c.transport_->peer())));
+  c.closed_ = true;
+  return transport;
 }
 
 void Stream::close(std::exception_ptr reason) noexcept {

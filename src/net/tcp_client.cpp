@@ -124,6 +124,14 @@ class RaceWait final : public Waiter {
   TimePoint deadline_;
 };
 
+// The handshake's limit: its own, or what is left of the connect timeout, whichever is less.
+TlsClientOptions handshake_limit(TlsClientOptions tls, TimePoint deadline) {
+  if (deadline == TimePoint::max()) return tls;
+  Duration left = std::max(deadline - Clock::now(), Duration::zero());
+  if (!tls.handshake_timeout || *tls.handshake_timeout > left) tls.handshake_timeout = left;
+  return tls;
+}
+
 std::string milliseconds(Duration d) {
   return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + " ms";
 }
@@ -215,16 +223,24 @@ Task<Stream> tcp_connect(std::string host, uint16_t port, ConnectOptions options
   }
   bool named = !Address::from_ip(host, port);
   if (!named) peer = addresses.front().to_string();
-  co_return co_await detail::connect_to(interleave_families(std::move(addresses)), peer, named,
-                                        std::move(options), deadline);
+  std::optional<TlsClientOptions> tls = std::move(options.tls);
+  Stream plain = co_await detail::connect_to(interleave_families(std::move(addresses)), peer, named,
+                                             std::move(options), deadline);
+  if (!tls) co_return plain;
+  co_return co_await start_tls(std::move(plain), std::move(host),
+                               detail::handshake_limit(std::move(*tls), deadline));
 }
 
 Task<Stream> tcp_connect(Address address, ConnectOptions options) {
   TimePoint deadline = deadline_after(options.timeout);
   std::string peer = address.to_string();
   std::vector<Address> addresses(1, address);
-  co_return co_await detail::connect_to(std::move(addresses), std::move(peer), false,
-                                        std::move(options), deadline);
+  std::optional<TlsClientOptions> tls = std::move(options.tls);
+  Stream plain = co_await detail::connect_to(std::move(addresses), std::move(peer), false,
+                                             std::move(options), deadline);
+  if (!tls) co_return plain;
+  co_return co_await start_tls(std::move(plain), address.host(),
+                               detail::handshake_limit(std::move(*tls), deadline));
 }
 
 }  // namespace squall

@@ -70,7 +70,17 @@ Task<void> serve(std::shared_ptr<ServerState> s, std::list<TaskHandle<void>>::it
   try {
     Stream stream(std::make_unique<TcpTransport>(std::move(socket), name), s->options.stream,
                   *s->loop);
-    co_await s->handler(stream);
+    bool secured = true;
+    if (s->options.tls) {
+      try {
+        stream = co_await start_tls_server(std::move(stream), *s->options.tls);
+      } catch (const TlsError& e) {
+        // Scanners and clients that give up are routine for a server: not a handler failure.
+        log(LogLevel::Info, std::string("connection from ") + name + ": " + e.what());
+        secured = false;
+      }
+    }
+    if (secured) co_await s->handler(stream);
   } catch (const CancelledError&) {
     // stop() or the server's destruction: an expected end.
   } catch (const std::exception& e) {

@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "squall/net/net_error.h"
 #include "squall/net/socket.h"
 #include "squall/net/tcp_client.h"
 #include "support/bytes.h"
 #include "support/loop_fixture.h"
+#include "support/process.h"
 
 namespace squall {
 namespace {
@@ -386,6 +390,86 @@ TEST_P(StreamTest, WithTimeoutBoundsAReadAndLeavesTheStreamUsable) {
     EXPECT_FALSE(p.server.closed());
     co_await p.client.write("late\n");
     EXPECT_EQ(co_await p.server.read_until("\n"), "late\n");
+  };
+  run(body());
+}
+
+// A file of `n` bytes with a recognisable pattern, open for reading.
+struct TempFile {
+  test::TempDir dir;
+  std::string data;
+  int fd = -1;
+  explicit TempFile(size_t n) : data(n, '\0') {
+    for (size_t i = 0; i < n; ++i) data[i] = static_cast<char>('a' + (i * 7 + i / 251) % 26);
+    fd = ::open(dir.write("file.bin", data).c_str(), O_RDONLY | O_CLOEXEC);
+  }
+  ~TempFile() { ::close(fd); }
+};
+
+TEST_P(StreamTest, SendFileSendsTheRangeAfterWhatIsQueuedAndLeavesTheFileOffsetAlone) {
+  TempFile file(5 << 20);  // far more than the socket buffers: sendfile must wait to go on
+  ASSERT_GE(file.fd, 0);
+  auto body = [&]() -> Task<void> {
+    Pair p = co_await pair();
+    auto sender = [](Stream& s, int fd) -> Task<void> {
+      co_await s.write("head:");
+      co_await s.send_file(fd, 100, (5 << 20) - 200);
+      co_await s.write(":tail");
+      co_await s.shutdown_write();
+    };
+    auto w = spawn(sender(p.client, file.fd));
+    std::string got = co_await p.server.read_until_close();
+    co_await w;
+    EXPECT_TRUE(got == "head:" + file.data.substr(100, (5 << 20) - 200) + ":tail")
+        << got.size() << " bytes";
+    EXPECT_EQ(::lseek(file.fd, 0, SEEK_CUR), 0);
+  };
+  run(body());
+}
+
+TEST_P(StreamTest, SendFileOfAFileShorterThanAskedFailsAndClosesTheStream) {
+  TempFile file(1000);
+  auto body = [&]() -> Task<void> {
+    Pair p = co_await pair();
+    try {
+      co_await p.client.send_file(file.fd, 0, 2000);
+      ADD_FAILURE() << "no error";
+    } catch (const NetError& e) {
+      EXPECT_NE(std::string(e.what()).find("the file ended after 1000 of the 2000 bytes"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_TRUE(p.client.closed());
+    EXPECT_EQ((co_await p.server.read_until_close()).size(), 1000u);
+  };
+  run(body());
+}
+
+TEST_P(StreamTest, KillingASendFileBlockedOnAFullSocketLeavesTheStreamOpen) {
+  TempFile file(16 << 20);
+  auto body = [&]() -> Task<void> {
+    Pair p = co_await pair();
+    auto w = spawn(p.client.send_file(file.fd, 0, 16 << 20));
+    co_await sleep(5ms);  // nobody reads: the socket fills and the send waits
+    EXPECT_FALSE(w.done());
+    w.kill();
+    co_await w.join();
+    EXPECT_FALSE(p.client.closed());
+    EXPECT_EQ(Loop::current().handler_count(), 2u);  // the two streams, nothing else
+  };
+  run(body());
+}
+
+TEST_P(StreamTest, ATransportCanBeHandedOverOnlyWhenNothingIsPending) {
+  auto body = [&]() -> Task<void> {
+    Pair p = co_await pair();
+    co_await p.client.write("x\n");
+    co_await p.server.read_more();
+    EXPECT_THROW(p.server.release_transport(), InvalidStateError);
+    std::unique_ptr<Transport> t = p.client.release_transport();
+    EXPECT_TRUE(p.client.closed());
+    EXPECT_GE(t->fd(), 0);
+    EXPECT_THROW(co_await p.client.write("more"), NetError);
   };
   run(body());
 }

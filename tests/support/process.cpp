@@ -228,4 +228,78 @@ CertFiles make_self_signed(const TempDir& dir, const std::string& stem, const st
   return f;
 }
 
+namespace {
+// Runs an openssl command to its end; throws std::runtime_error with its output if it fails.
+void run_openssl(const std::vector<std::string>& argv, const std::string& what) {
+  Process p = Process::start(argv);
+  int status = p.wait(std::chrono::seconds(30));
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error(what + " failed:\n" + p.output());
+}
+}  // namespace
+
+CertFiles make_ca(const TempDir& dir, const std::string& stem, const std::string& cn) {
+  CertFiles f{dir.path() / (stem + ".crt"), dir.path() / (stem + ".key")};
+  run_openssl({"openssl",
+               "req",
+               "-x509",
+               "-newkey",
+               "ec",
+               "-pkeyopt",
+               "ec_paramgen_curve:prime256v1",
+               "-nodes",
+               "-keyout",
+               f.key.string(),
+               "-out",
+               f.cert.string(),
+               "-days",
+               "30",
+               "-subj",
+               "/CN=" + cn,
+               "-addext",
+               "basicConstraints=critical,CA:TRUE",
+               "-addext",
+               "keyUsage=critical,keyCertSign,cRLSign"},
+              "openssl req (CA)");
+  return f;
+}
+
+CertFiles make_signed(const TempDir& dir, const std::string& stem, const std::string& cn,
+                      const CertFiles& ca, bool expired) {
+  CertFiles f{dir.path() / (stem + ".crt"), dir.path() / (stem + ".key")};
+  fs::path work = dir.path() / (stem + ".ca");
+  fs::create_directories(work);
+  fs::path csr = work / "request.csr";
+  run_openssl(
+      {"openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+       "-nodes", "-keyout", f.key.string(), "-out", csr.string(), "-subj", "/CN=" + cn, "-addext",
+       "subjectAltName=DNS:" + cn + ",IP:127.0.0.1,IP:::1"},
+      "openssl req (leaf)");
+  // `openssl ca` is the one tool that takes explicit validity dates (for expired leaves); it
+  // wants a configuration, an index and a serial file.
+  std::ofstream(work / "index.txt").close();
+  std::ofstream(work / "serial") << "1000\n";
+  std::string conf =
+      "[ca]\ndefault_ca = test\n[test]\ndatabase = " + (work / "index.txt").string() +
+      "\nnew_certs_dir = " + work.string() + "\nserial = " + (work / "serial").string() +
+      "\ndefault_md = sha256\npolicy = any\ncopy_extensions = copy\n"
+      "unique_subject = no\n[any]\ncommonName = supplied\n";
+  std::ofstream(work / "ca.conf") << conf;
+  std::vector<std::string> argv = {"openssl",  "ca",
+                                   "-batch",   "-notext",
+                                   "-config",  (work / "ca.conf").string(),
+                                   "-cert",    ca.cert.string(),
+                                   "-keyfile", ca.key.string(),
+                                   "-in",      csr.string(),
+                                   "-out",     f.cert.string()};
+  if (expired) {
+    for (const char* arg : {"-startdate", "20200101000000Z", "-enddate", "20200201000000Z"})
+      argv.emplace_back(arg);
+  } else {
+    for (const char* arg : {"-days", "30"}) argv.emplace_back(arg);
+  }
+  run_openssl(argv, "openssl ca");
+  return f;
+}
+
 }  // namespace squall::test

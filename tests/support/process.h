@@ -93,4 +93,13 @@ struct CertFiles {
 CertFiles make_self_signed(const TempDir& dir, const std::string& stem, const std::string& cn,
                            int days = 30);
 
+// A certificate authority for tests: dir/<stem>.crt (self-signed, CA:TRUE) and dir/<stem>.key.
+CertFiles make_ca(const TempDir& dir, const std::string& stem, const std::string& cn);
+
+// A leaf certificate for `cn` (a DNS subjectAltName, plus 127.0.0.1 and ::1) signed by `ca`
+// with `openssl ca`: valid from now for 30 days, or with `expired`, valid only during January
+// 2020. Writes dir/<stem>.crt and dir/<stem>.key.
+CertFiles make_signed(const TempDir& dir, const std::string& stem, const std::string& cn,
+                      const CertFiles& ca, bool expired = false);
+
 }  // namespace squall::test

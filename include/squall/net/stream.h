@@ -40,6 +40,8 @@
 #include <string>
 #include <string_view>
 
+#include <sys/types.h>
+
 #include "squall/core/loop.h"
 #include "squall/core/task.h"
 #include "squall/net/net_error.h"
@@ -75,6 +77,9 @@ class Stream {
 
   const std::string& peer() const noexcept;
   const StreamOptions& options() const noexcept;
+  Loop& loop() const noexcept;
+  // What TLS negotiated (tls.h), or null for a plain stream.
+  const TlsInfo* tls() const noexcept;
 
   // --- reading ---------------------------------------------------------------------------
 
@@ -117,6 +122,23 @@ class Stream {
   [[nodiscard]] Task<void> shutdown_write();
   // Bytes queued and not yet handed to the system.
   size_t pending_write_bytes() const noexcept;
+
+  // Sends `count` bytes of the open file `file_fd` from `offset` (the file's own offset is not
+  // used or moved): flushes what is queued first, then hands the file to the system with
+  // sendfile(2), waiting on writability like write(); over TLS it copies instead (pread, then
+  // write, one read_chunk_size piece at a time under the high-water mark). Returns once every
+  // byte is handed to the system. Throws like write(); a file that ends before `count` bytes
+  // is a System NetError and closes the stream (the peer's framing is broken). Cancellable
+  // like every wait: the stream then stays open, but how much of the file went out is unknown,
+  // so a caller that cannot tell its peer should close it.
+  [[nodiscard]] Task<void> send_file(int file_fd, off_t offset, size_t count);
+
+  // --- handing over ----------------------------------------------------------------------
+
+  // Stops watching the descriptor and gives up the transport, open, to a new owner (start_tls
+  // wraps its socket). The stream must be open, with nothing buffered, nothing queued and no
+  // operation in progress (InvalidStateError otherwise); it is closed afterwards.
+  std::unique_ptr<Transport> release_transport();
 
   // --- closing ---------------------------------------------------------------------------
 

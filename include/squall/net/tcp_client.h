@@ -21,11 +21,12 @@
 #include "squall/net/address.h"
 #include "squall/net/resolver.h"
 #include "squall/net/stream.h"
+#include "squall/net/tls.h"
 
 namespace squall {
 
 struct ConnectOptions {
-  // The limit for resolving and connecting together; none by default.
+  // The limit for resolving, connecting and the TLS handshake together; none by default.
   Timeout timeout;
   // Bind to this local address (port 0 for any) before connecting; only addresses of its
   // family are tried.
@@ -37,12 +38,17 @@ struct ConnectOptions {
   // Who resolves the host; default_resolver() if null.
   Resolver* resolver = nullptr;
   StreamOptions stream;
+  // TLS on the connection (tls.h): the host is the name verified and sent by SNI unless
+  // tls->server_name says otherwise.
+  std::optional<TlsClientOptions> tls;
 };
 
 // `co_await tcp_connect(host, port, options)`: a connected Stream on the current loop.
 // Throws NetError: kind Resolve (no address), Connect (every attempt failed; the message names
-// each address and its errno, e.g. ECONNREFUSED), Timeout (options.timeout passed). A kill or
-// with_timeout expiry closes every socket the attempts opened.
+// each address and its errno, e.g. ECONNREFUSED), Timeout (options.timeout passed before the
+// connection), or a TlsError from the handshake (tls.h; Timeout failure when options.timeout
+// or the handshake timeout passed during it). A kill or with_timeout expiry closes every
+// socket the attempts opened.
 [[nodiscard]] Task<Stream> tcp_connect(std::string host, uint16_t port,
                                        ConnectOptions options = {});
 // The same, to one known address.

@@ -20,12 +20,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "squall/core/loop.h"
 #include "squall/core/task.h"
 #include "squall/core/time.h"
 #include "squall/net/address.h"
 #include "squall/net/stream.h"
+#include "squall/net/tls.h"
 
 namespace squall {
 
@@ -36,6 +38,10 @@ struct ServerOptions {
   size_t max_connections = 0;  // handlers running at once; 0 for no limit
   bool no_delay = true;        // TCP_NODELAY on accepted connections
   StreamOptions stream;
+  // TLS (tls.h): each connection's task runs the handshake before the handler, which gets the
+  // TLS stream. A failed handshake is logged (Info, with the peer and reason) and ends only that
+  // connection. Set tls->handshake_timeout so a silent client cannot hold a slot for ever.
+  std::optional<TlsServerOptions> tls;
 };
 
 namespace detail {

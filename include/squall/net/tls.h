@@ -125,7 +125,10 @@ class TlsError : public NetError {
 // host to verify (and SNI) unless options.server_name is set; an IP literal is checked as an
 // IP address. Throws TlsError; a kill or timeout closes the socket.
 [[nodiscard]] Task<Stream> start_tls(Stream plain, std::string server_name,
-                                     TlsClientOptions options = {});
+                                     TlsClientOptions options);
+// The same with default options (an overload, not a default argument: GCC 12 destroys a
+// default argument's temporary twice when the call is in a co_await expression).
+[[nodiscard]] Task<Stream> start_tls(Stream plain, std::string server_name);
 
 // The server side: runs the handshake as a server and returns the TLS stream. TlsError
 // (Configuration) if the certificate or key cannot be loaded, before anything is read.

@@ -1,4 +1,4 @@
-// Transport: the raw byte pipe under a Stream (plain TCP now, TLS later), and its TCP form.
+// Transport: the raw byte pipe under a Stream (plain TCP or TLS), and its TCP form.
 //
 // A transport only moves bytes and never buffers or waits: the Stream engine (stream.h) does
 // all buffering, limits and waiting, and watches fd() for readiness. An operation that cannot
@@ -7,14 +7,21 @@
 // engine changing.
 #pragma once
 
+#include <sys/types.h>
+
+#include <cerrno>
+#include <exception>
 #include <memory>
 #include <span>
 #include <string>
 
 #include "squall/core/loop.h"
+#include "squall/net/net_error.h"
 #include "squall/net/socket.h"
 
 namespace squall {
+
+struct TlsInfo;  // tls.h
 
 class Transport {
  public:
@@ -38,6 +45,21 @@ class Transport {
   virtual int shutdown_write() noexcept = 0;
   // Releases the descriptor at once; later calls fail with EBADF.
   virtual void close() noexcept = 0;
+
+  // Sends up to `count` bytes of `file_fd` from `offset` without passing them through user
+  // space: bytes > 0, error 0 with 0 bytes if the file ends at `offset`, or an errno (EAGAIN:
+  // see blocked_on(false)). ENOTSUP when the transport cannot (TLS): the stream copies instead.
+  virtual IoResult send_file(int /*file_fd*/, off_t /*offset*/, size_t /*count*/) noexcept {
+    return {0, ENOTSUP};
+  }
+  // The exception that describes an error this transport returned, when an errno alone would
+  // not say it (a TLS alert, a bad record); null to let the stream describe the errno.
+  virtual std::exception_ptr failure(NetPhase /*phase*/, int /*error*/) const { return nullptr; }
+  // What TLS negotiated; null for a plain transport.
+  virtual const TlsInfo* tls() const noexcept { return nullptr; }
+  // Gives up the socket underneath so another transport can take it over (start_tls); an
+  // empty Socket if this transport cannot.
+  virtual Socket release_socket() noexcept { return Socket(); }
 };
 
 // Plain TCP: the calls go straight to the socket.
@@ -52,6 +74,9 @@ class TcpTransport final : public Transport {
   IoResult write(std::span<const iovec> from) noexcept override { return socket_.write(from); }
   int shutdown_write() noexcept override { return socket_.shutdown_write(); }
   void close() noexcept override { socket_.close(); }
+  // sendfile(2).
+  IoResult send_file(int file_fd, off_t offset, size_t count) noexcept override;
+  Socket release_socket() noexcept override { return std::move(socket_); }
 
   Socket& socket() noexcept { return socket_; }
 
