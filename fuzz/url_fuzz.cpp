@@ -39,7 +39,7 @@ std::string reassemble(const squall::Url& url) {
 }
 
 void check_url(const squall::Url& url) {
-  const std::string& href = url.href();
+  const std::string_view href = url.href();
   for (char c : href) check(static_cast<unsigned char>(c) < 0x80);
   check(reassemble(url) == href);
   check(href.starts_with(url.dedup_key()));

@@ -19,7 +19,7 @@ nlohmann::ordered_json to_json(const Url& url) {
   if (!url.fragment().empty()) hash.append("#").append(url.fragment());
   if (port) host.append(":").append(std::to_string(*port));
   nlohmann::ordered_json j;
-  j["href"] = url.href();
+  j["href"] = std::string(url.href());
   j["protocol"] = std::string(url.scheme()).append(":");
   j["username"] = std::string(url.username());
   j["password"] = std::string(url.password());

@@ -54,7 +54,7 @@ Found run(const std::vector<test::ExactBytes>& chunks, const LinkOptions& option
     if (!link.rel.empty()) s += " [" + link.rel + "]";
     if (link.nofollow) s += " nofollow";
     found.links.push_back(s);
-    found.urls.push_back(link.url ? link.url->href() : "-");
+    found.urls.emplace_back(link.url ? link.url->href() : "-");
   }
   found.base = extractor.base_href();
   found.robots = extractor.robots();

@@ -933,7 +933,7 @@ TEST(Url, ResolvesEveryLinkOfAPageAgainstOneBase) {
   // The crawler's pattern: one parsed page URL, many hrefs; the base is only read.
   auto page = Url::parse("https://docs.example.org/3/library/index.html?highlight=url#top");
   ASSERT_TRUE(page.ok());
-  const std::string before = page->href();
+  const std::string before(page->href());
   const std::vector<std::pair<const char*, const char*>> links = {
       {"os.html", "https://docs.example.org/3/library/os.html"},
       {"../tutorial/", "https://docs.example.org/3/tutorial/"},

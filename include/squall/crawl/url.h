@@ -7,9 +7,12 @@
 // read its scheme and skip it. data: URLs are decoded on request by Url::data_url() (the Fetch
 // Standard's data: URL processor).
 //
-// A Url keeps its serialization (href) in one string and the components as offsets into it, so
-// parsing costs one allocation and every accessor is a string_view into href(). Hosts are
-// converted to ASCII through libidn2 (UTS #46, nontransitional), so href() is always ASCII.
+// A Url keeps its serialization (href) in one buffer and the components as offsets into it, so
+// every accessor is a string_view into href(). The buffer lives inside the Url up to
+// Url::kInlineLength bytes, so parsing, resolving and normalising the URLs pages are made of
+// allocates nothing; only longer URLs, hosts that need IDNA or percent-decoding, and queries in a
+// legacy encoding touch the heap. Hosts are converted to ASCII through libidn2 (UTS #46,
+// nontransitional), so href() is always ASCII.
 //
 // Values of these types are plain data: no loop, no thread affinity; a const Url may be read from
 // any thread.
@@ -32,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,7 +45,80 @@ namespace squall {
 
 namespace detail {
 class UrlParser;
-}
+
+// The storage of a Url's serialization: up to kInline bytes inside the object, on the heap
+// beyond. A string reduced to what the parser needs, so that a short URL costs no allocation.
+// Text appended or inserted must not point into the buffer itself (growing would move it).
+class UrlBuffer {
+ public:
+  // Chosen so that a whole Url is 256 bytes.
+  static constexpr uint32_t kInline = 200;
+
+  UrlBuffer() noexcept = default;
+  UrlBuffer(const UrlBuffer& other) { append(other.view()); }
+  UrlBuffer(UrlBuffer&& other) noexcept { take(other); }
+  UrlBuffer& operator=(const UrlBuffer& other) {
+    if (this != &other) assign(other.view());
+    return *this;
+  }
+  UrlBuffer& operator=(UrlBuffer&& other) noexcept {
+    if (this != &other) {
+      release();
+      take(other);
+    }
+    return *this;
+  }
+  ~UrlBuffer() { release(); }
+
+  const char* data() const noexcept { return data_; }
+  uint32_t size() const noexcept { return size_; }
+  std::string_view view() const noexcept { return {data_, size_}; }
+  char operator[](uint32_t i) const noexcept { return data_[i]; }
+  char& operator[](uint32_t i) noexcept { return data_[i]; }
+  bool on_heap() const noexcept { return data_ != inline_; }
+
+  void reserve(size_t capacity) {
+    if (capacity > capacity_) grow(capacity);
+  }
+  void push_back(char c) {
+    if (size_ == capacity_) grow(size_ + size_t{1});
+    data_[size_++] = c;
+  }
+  void append(std::string_view text) {
+    if (text.size() > capacity_ - size_) grow(size_ + text.size());
+    if (!text.empty()) std::memcpy(data_ + size_, text.data(), text.size());
+    size_ += static_cast<uint32_t>(text.size());
+  }
+  UrlBuffer& operator+=(std::string_view text) {
+    append(text);
+    return *this;
+  }
+  UrlBuffer& operator+=(char c) {
+    push_back(c);
+    return *this;
+  }
+  void assign(std::string_view text) {
+    size_ = 0;
+    append(text);
+  }
+  // Drops everything from `size` on; `size` is at most size().
+  void truncate(uint32_t size) noexcept { size_ = size; }
+  void insert(uint32_t at, std::string_view text);
+
+ private:
+  void grow(size_t capacity);
+  void release() noexcept {
+    if (on_heap()) delete[] data_;
+  }
+  void take(UrlBuffer& other) noexcept;
+
+  char* data_ = inline_;
+  uint32_t size_ = 0;
+  uint32_t capacity_ = kInline;
+  char inline_[kInline];
+};
+
+}  // namespace detail
 
 // Why a URL failed to parse. Only the standard's failures are reported; its non-fatal
 // "validation errors" are not.
@@ -89,6 +166,8 @@ class Url {
  public:
   // Inputs longer than this fail with UrlError::TooLong (offsets are 32-bit).
   static constexpr size_t kMaxInputLength = size_t{1} << 28;
+  // Serializations up to this many bytes are kept inside the Url, with no heap allocation.
+  static constexpr size_t kInlineLength = detail::UrlBuffer::kInline;
 
   // Parses `input` (UTF-8) as the standard's basic URL parser does, resolving it against `base`
   // when it is relative. Leading and trailing C0 controls and spaces are stripped and tabs and
@@ -104,8 +183,9 @@ class Url {
   static UrlResult parse(std::string_view input, const Url* base = nullptr,
                          std::string_view query_encoding = {});
 
-  // The serialization, e.g. "https://user@example.com:8080/a/b?q#f". Always ASCII.
-  const std::string& href() const noexcept { return href_; }
+  // The serialization, e.g. "https://user@example.com:8080/a/b?q#f". Always ASCII. Points into
+  // this Url: valid as long as it is, like every other accessor's view.
+  std::string_view href() const noexcept { return href_.view(); }
   // The scheme in lower case, without ':' ("https").
   std::string_view scheme() const noexcept { return {href_.data(), scheme_end_}; }
   UrlScheme scheme_kind() const noexcept { return scheme_kind_; }
@@ -167,7 +247,7 @@ class Url {
   std::optional<DataUrl> data_url() const;
 
   // URLs are equal when their serializations are.
-  friend bool operator==(const Url& a, const Url& b) noexcept { return a.href_ == b.href_; }
+  friend bool operator==(const Url& a, const Url& b) noexcept { return a.href() == b.href(); }
 
  private:
   friend class detail::UrlParser;
@@ -177,7 +257,7 @@ class Url {
   std::string_view slice(uint32_t begin, uint32_t end) const noexcept {
     return {href_.data() + begin, end - begin};
   }
-  uint32_t size32() const noexcept { return static_cast<uint32_t>(href_.size()); }
+  uint32_t size32() const noexcept { return href_.size(); }
   uint32_t fragment_end() const noexcept {
     return fragment_start_ == kNone ? size32() : fragment_start_;
   }
@@ -187,7 +267,7 @@ class Url {
 
   // href_ = scheme ':' [ '//' [username [':' password] '@'] host [':' port] ] ['/.'] path
   //         ['?' query] ['#' fragment]
-  std::string href_;
+  detail::UrlBuffer href_;
   uint32_t scheme_end_ = 0;          // index of the ':' after the scheme
   uint32_t username_end_ = 0;        // end of the username (== host_start_ without credentials)
   uint32_t host_start_ = 0;          // start of the host (after '@' if any)

@@ -1,0 +1,132 @@
+// Percent-encoding for the URL parser: the standard's encode sets applied, percent-decoding, and
+// the legacy query encoder (a query in the document's encoding, through iconv).
+#include <iconv.h>
+
+#include "url_internal.h"
+
+namespace squall::detail {
+
+namespace {
+
+constexpr char kHex[] = "0123456789ABCDEF";
+
+// Length of the UTF-8 sequence starting at s[0], or 0 if it is not a valid one.
+size_t utf8_length(std::string_view s) {
+  auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  auto tail = [&](size_t n) {
+    if (s.size() < n) return false;
+    for (size_t i = 1; i < n; ++i)
+      if ((b(i) & 0xC0) != 0x80) return false;
+    return true;
+  };
+  if (b(0) < 0x80) return 1;
+  if (b(0) >= 0xC2 && b(0) <= 0xDF) return tail(2) ? 2 : 0;
+  if (b(0) >= 0xE0 && b(0) <= 0xEF) {
+    if (!tail(3) || (b(0) == 0xE0 && b(1) < 0xA0) || (b(0) == 0xED && b(1) >= 0xA0)) return 0;
+    return 3;
+  }
+  if (b(0) >= 0xF0 && b(0) <= 0xF4) {
+    if (!tail(4) || (b(0) == 0xF0 && b(1) < 0x90) || (b(0) == 0xF4 && b(1) >= 0x90)) return 0;
+    return 4;
+  }
+  return 0;
+}
+
+uint32_t utf8_decode(std::string_view s) {
+  auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i])); };
+  switch (s.size()) {
+    case 1:
+      return b(0);
+    case 2:
+      return (b(0) & 0x1F) << 6 | (b(1) & 0x3F);
+    case 3:
+      return (b(0) & 0x0F) << 12 | (b(1) & 0x3F) << 6 | (b(2) & 0x3F);
+    default:
+      return (b(0) & 0x07) << 18 | (b(1) & 0x3F) << 12 | (b(2) & 0x3F) << 6 | (b(3) & 0x3F);
+  }
+}
+
+}  // namespace
+
+void append_decimal(UrlBuffer& out, uint32_t value) {
+  char digits[10];
+  int n = 0;
+  do digits[n++] = static_cast<char>('0' + value % 10), value /= 10;
+  while (value);
+  while (n) out.push_back(digits[--n]);
+}
+
+void append_encoded(UrlBuffer& out, std::string_view in, const EncodeSet& set) {
+  size_t run = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    auto c = static_cast<unsigned char>(in[i]);
+    if (!set.has(c)) continue;
+    out.append(in.substr(run, i - run));
+    const char escaped[3] = {'%', kHex[c >> 4], kHex[c & 15]};
+    out.append({escaped, 3});
+    run = i + 1;
+  }
+  out.append(in.substr(run));
+}
+
+std::string percent_decode(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '%' && i + 2 < in.size() && is_hex(in[i + 1]) && is_hex(in[i + 2])) {
+      out.push_back(static_cast<char>(hex_value(in[i + 1]) * 16 + hex_value(in[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(in[i]);
+    }
+  }
+  return out;
+}
+
+// The standard's "get an output encoding": UTF-16 and replacement encode queries as UTF-8.
+bool is_utf8_for_queries(std::string_view encoding) {
+  return encoding.empty() || iequals(encoding, "utf-8") || iequals(encoding, "utf8") ||
+         starts_with_ci(encoding, "utf-16") || iequals(encoding, "replacement");
+}
+
+// The standard's "percent-encode after encoding" for a legacy encoding, through iconv, one code
+// point at a time so that each unmappable one becomes "%26%23<decimal>%3B". False when iconv does
+// not know the encoding. Invalid UTF-8 bytes are percent-encoded as they are.
+bool append_encoded_in(UrlBuffer& out, std::string_view query, std::string_view encoding,
+                       const EncodeSet& set) {
+  iconv_t cd = iconv_open(std::string(encoding).c_str(), "UTF-8");
+  if (cd == reinterpret_cast<iconv_t>(-1)) return false;
+  char buffer[16];
+  auto flush = [&](char* end) { append_encoded(out, std::string_view(buffer, end - buffer), set); };
+  for (size_t i = 0; i < query.size();) {
+    size_t length = utf8_length(query.substr(i));
+    if (length == 0) {
+      append_encoded(out, query.substr(i, 1), set);
+      ++i;
+      continue;
+    }
+    char* in = const_cast<char*>(query.data() + i);
+    size_t in_left = length;
+    char* o = buffer;
+    size_t out_left = sizeof buffer;
+    if (iconv(cd, &in, &in_left, &o, &out_left) == static_cast<size_t>(-1)) {
+      o = buffer;
+      out_left = sizeof buffer;
+      if (iconv(cd, nullptr, nullptr, &o, &out_left) != static_cast<size_t>(-1)) flush(o);
+      out += "%26%23";
+      append_decimal(out, utf8_decode(query.substr(i, length)));
+      out += "%3B";
+    } else {
+      flush(o);
+    }
+    i += length;
+  }
+  // Stateful encodings (ISO-2022-JP) end by shifting back to ASCII.
+  char* o = buffer;
+  size_t out_left = sizeof buffer;
+  if (iconv(cd, nullptr, nullptr, &o, &out_left) != static_cast<size_t>(-1)) flush(o);
+  iconv_close(cd);
+  return true;
+}
+
+}  // namespace squall::detail

@@ -1,0 +1,181 @@
+// The pieces of the URL parser shared by src/crawl/url*.cpp (private to src/crawl).
+//
+// url.cpp holds the Url type and its accessors, url_parser.cpp the basic URL parser's state
+// machine, url_host.cpp the host parser (IPv4, IPv6, IDNA, opaque hosts), url_encode.cpp the
+// percent-encode sets and the legacy query encoder, url_data.cpp the data: URL processor.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "squall/crawl/url.h"
+
+namespace squall::detail {
+
+inline constexpr int kEof = -1;
+
+inline bool is_alpha(int c) {
+  return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+inline bool is_digit(int c) {
+  return c >= '0' && c <= '9';
+}
+inline bool is_hex(int c) {
+  return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+inline int hex_value(int c) {
+  return is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+inline char to_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+}
+
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (to_lower(a[i]) != to_lower(b[i])) return false;
+  return true;
+}
+
+inline bool starts_with_ci(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
+}
+
+// --- Percent-encoding (url_encode.cpp).
+
+// A set of bytes to percent-encode. Every set of the standard includes the C0 controls and all
+// bytes above 0x7E, so non-ASCII (UTF-8) input is always encoded byte by byte.
+struct EncodeSet {
+  std::array<bool, 256> bits{};
+  bool has(unsigned char c) const { return bits[c]; }
+};
+
+constexpr EncodeSet make_encode_set(std::string_view extra) {
+  EncodeSet set;
+  for (int c = 0; c < 0x20; ++c) set.bits[c] = true;
+  for (int c = 0x7F; c < 256; ++c) set.bits[c] = true;
+  for (char c : extra) set.bits[static_cast<unsigned char>(c)] = true;
+  return set;
+}
+
+inline constexpr EncodeSet kC0Set = make_encode_set("");
+inline constexpr EncodeSet kFragmentSet = make_encode_set(" \"<>`");
+inline constexpr EncodeSet kQuerySet = make_encode_set(" \"#<>");
+inline constexpr EncodeSet kSpecialQuerySet = make_encode_set(" \"#<>'");
+inline constexpr EncodeSet kPathSet = make_encode_set(" \"#<>?^`{}");
+inline constexpr EncodeSet kUserinfoSet = make_encode_set(" \"#<>?^`{}/:;=@[\\]|");
+
+// Appends `in` with the bytes of `set` percent-encoded ("%XX", upper-case hex).
+void append_encoded(UrlBuffer& out, std::string_view in, const EncodeSet& set);
+// Appends `value` in decimal.
+void append_decimal(UrlBuffer& out, uint32_t value);
+// Decodes every valid "%XX"; a '%' not followed by two hex digits stays as it is.
+std::string percent_decode(std::string_view in);
+
+// The standard's "get an output encoding": true when queries are encoded as UTF-8 (no name,
+// UTF-8, UTF-16 and replacement).
+bool is_utf8_for_queries(std::string_view encoding);
+// The standard's "percent-encode after encoding" for a legacy encoding (a WHATWG name iconv
+// knows): code points the encoding lacks become "%26%23<decimal>%3B". False, with nothing
+// appended, when iconv does not know the encoding.
+bool append_encoded_in(UrlBuffer& out, std::string_view query, std::string_view encoding,
+                       const EncodeSet& set);
+
+// --- Schemes (url.cpp).
+
+struct SchemeInfo {
+  std::string_view name;
+  UrlScheme kind;
+  bool special;
+  int default_port;  // -1: none
+};
+
+// The scheme named `lowered` (already in lower case), or Other.
+const SchemeInfo& scheme_info(std::string_view lowered);
+const SchemeInfo& scheme_info(UrlScheme kind);
+
+// --- Hosts (url_host.cpp).
+
+// The host parser: appends the serialized host to `out` and sets `type`. `special` selects the
+// domain treatment (IDNA, IPv4) over the opaque-host one. On error, `out` may hold part of it.
+UrlError parse_host(std::string_view host, bool special, UrlBuffer& out, UrlHostType& type);
+
+// --- The basic URL parser (url_parser.cpp).
+
+// The basic URL parser's state machine. It writes the serialization of the URL record straight
+// into url_.href_, in order, so a URL that fits the Url's inline buffer costs no allocation (off
+// the common path: longer URLs, IDNA's buffers for non-ASCII or "xn--" hosts, percent-decoded
+// hosts, and queries in a legacy encoding).
+class UrlParser {
+ public:
+  UrlParser(std::string_view input, const Url* base, std::string_view query_encoding)
+      : in_(input), base_(base), query_encoding_(query_encoding) {}
+
+  UrlResult run();
+
+ private:
+  enum class State {
+    SchemeStart,
+    Scheme,
+    NoScheme,
+    SpecialRelativeOrAuthority,
+    PathOrAuthority,
+    Relative,
+    RelativeSlash,
+    SpecialAuthoritySlashes,
+    SpecialAuthorityIgnoreSlashes,
+    Authority,
+    File,
+    FileSlash,
+    FileHost,
+    // From here on the path has begun (path_start_ is set).
+    PathStart,
+    Path,
+    OpaquePath,
+    Query,
+    Fragment,
+    Done,
+  };
+
+  int at(size_t i) const { return i < in_.size() ? static_cast<unsigned char>(in_[i]) : kEof; }
+  bool is_slash(int c) const { return c == '/' || (url_.special_ && c == '\\'); }
+  UrlBuffer& out() { return url_.href_; }
+  uint32_t pos() const { return url_.href_.size(); }
+
+  void set_scheme(const SchemeInfo& info) {
+    url_.scheme_kind_ = info.kind;
+    url_.special_ = info.special;
+  }
+  void no_host() {
+    url_.username_end_ = url_.host_start_ = url_.host_end_ = pos();
+    url_.host_type_ = UrlHostType::None;
+  }
+  void copy_base_authority();
+  void copy_base_path() { out() += base_->path(); }
+  void copy_base_query();
+  void shorten_path();
+  void begin_path();
+
+  UrlError parse_authority(size_t end);
+  UrlError parse_host(std::string_view host);
+  UrlError parse_port(std::string_view port);
+  void parse_path();
+  void finish_segment(uint32_t segment, bool slash);
+  void parse_opaque_path();
+  void parse_query();
+  void parse_fragment();
+  void finish();
+
+  std::string_view in_;
+  const Url* base_;
+  std::string_view query_encoding_;
+  Url url_;
+  size_t p_ = 0;
+  State state_ = State::SchemeStart;
+  bool path_begun_ = false;
+};
+
+}  // namespace squall::detail
