@@ -231,6 +231,20 @@ TEST_F(DnsTest, AServerThatNeverAnswersIsATimeoutError) {
   EXPECT_EQ(test::open_fds(), fds);
 }
 
+TEST_F(DnsTest, AnAnswerLongerThanMaxAddressesIsCut) {
+  auto body = []() -> Task<void> {
+    DnsOptions o = options();
+    o.max_addresses = 1;
+    DnsResolver resolver(o);
+    std::vector<Address> got = co_await resolver.resolve("both.test", 1);
+    EXPECT_EQ(got.size(), 1u);
+    got = co_await resolver.resolve("both.test", 2);  // and so is what the cache keeps
+    EXPECT_EQ(got.size(), 1u);
+    EXPECT_EQ(resolver.stats().cache_hits, 1u);
+  };
+  run(body());
+}
+
 TEST_F(DnsTest, ASecondServerAnswersWhenTheFirstDoesNot) {
   SilentServer silent;
   auto body = [&silent]() -> Task<void> {
@@ -472,6 +486,26 @@ TEST_F(DnsTest, DestroyingTheResolverFailsTheLookupsStillWaiting) {
     }
   };
   run(body());
+}
+
+TEST_F(DnsTest, ALoopDestroyedMidLookupLeavesItsResolverIdleAndTheSocketClosed) {
+  SilentServer silent;
+  size_t fds = test::open_fds();
+  DnsOptions o;
+  o.servers = {silent.server()};
+  o.timeout = 10s;
+  std::optional<DnsResolver> resolver;
+  {
+    Loop inner;
+    resolver.emplace(o);
+    auto lookup = spawn(resolver->resolve("a.test", 1));
+    for (int i = 0; i < 3 && inner.handler_count() == 0; ++i) inner.run_once(Loop::time() + 10ms);
+    EXPECT_EQ(inner.handler_count(), 1u);
+    EXPECT_EQ(inner.timer_count(), 1u);
+  }  // ~Loop destroys the waiting frame: the resolver cancels its query on the way
+  EXPECT_EQ(test::open_fds(), fds);
+  EXPECT_EQ(resolver->stats().queries, 1u);
+  resolver.reset();
 }
 
 TEST_F(DnsTest, TcpConnectReachesAServerByNameThroughTheResolver) {
