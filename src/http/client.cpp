@@ -10,6 +10,7 @@
 #include "squall/core/detail/intrusive_list.h"
 #include "squall/core/detail/task_state.h"
 #include "squall/core/timeout.h"
+#include "squall/http/decode.h"
 #include "squall/http/http_date.h"
 #include "squall/http/parser.h"
 #include "squall/http/pool.h"
@@ -524,6 +525,8 @@ std::string build_head(const ClientCore& c, const HttpRequest& req, const Settin
       field("Authorization", value);
     }
   }
+  if (s.decompress && !hop.headers->contains("Accept-Encoding"))
+    field("Accept-Encoding", kAcceptEncoding);
   if (req.if_modified_since && !hop.headers->contains("If-Modified-Since"))
     field("If-Modified-Since", format_http_date(*req.if_modified_since));
   if (!req.if_none_match.empty() && !hop.headers->contains("If-None-Match")) {
@@ -659,11 +662,14 @@ Task<HeadInfo> read_head(Stream& stream, const Settings& s, const Hop& hop, Http
 }
 
 // Hands body bytes to their destination, within max_body_size.
+// Both the bytes on the wire and the decoded bytes are bounded by max_body_size: the first
+// stops an endless body, the second a decompression bomb.
 struct BodySink {
   HttpResponse& r;
   const HttpRequest& req;
   size_t max;
   bool discard;
+  ContentDecoder* decoder = nullptr;
   uint64_t total = 0;
 
   void deliver(const Stream& stream, std::string_view bytes) {
@@ -673,12 +679,21 @@ struct BodySink {
                      "the response body exceeds max_body_size (" + std::to_string(max) + " bytes)");
     }
     if (discard || bytes.empty()) return;
+    if (decoder) {
+      decoder->feed(bytes, [this](std::string_view decoded) { hand_over(decoded); });
+    } else {
+      hand_over(bytes);
+    }
+  }
+  void hand_over(std::string_view bytes) {
     if (req.streaming_callback) {
       req.streaming_callback(bytes);
     } else {
       r.body.append(bytes);
     }
   }
+  // Direct reads into the body string skip deliver(): only without decoding or streaming.
+  bool direct() const noexcept { return !discard && !decoder && !req.streaming_callback; }
 };
 
 NetError closed_mid_body(const Stream& stream, uint64_t got, std::string_view expected) {
@@ -704,8 +719,7 @@ Task<void> read_body(Stream& stream, const Framing& framing, const Settings& s, 
                            " body bytes, more than max_body_size (" + std::to_string(sink.max) +
                            ")");
       }
-      bool direct = !sink.discard && !sink.req.streaming_callback;
-      if (direct) {
+      if (sink.direct()) {
         // Straight into the body: what is buffered first, then reads into the string itself.
         size_t have = std::min<uint64_t>(remaining, stream.buffered().size());
         size_t base = r.body.size();
@@ -867,10 +881,26 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
   // As in Tornado, a head that only leads to the next hop is not announced.
   if (!x.follow && req.header_callback) announce_head(req, info.version, r);
   BodySink sink{r, req, s.max_body_size, x.follow};
+  std::optional<ContentDecoder> decoder;
+  if (s.decompress && !x.follow && info.framing.kind != BodyKind::None) {
+    if (auto coding = r.headers.get("Content-Encoding")) {
+      decoder.emplace(*coding, s.max_body_size);  // DecodeError for a coding it does not know
+      if (decoder->identity()) {
+        decoder.reset();
+      } else {
+        // As Tornado does: the body is no longer encoded, the field says what was undone.
+        std::string consumed(*coding);
+        r.headers.remove("Content-Encoding");
+        r.headers.add("X-Consumed-Content-Encoding", consumed);
+        sink.decoder = &*decoder;
+      }
+    }
+  }
   r.body.clear();
-  if (!x.follow && !req.streaming_callback && info.framing.kind == BodyKind::Length)
+  if (sink.direct() && info.framing.kind == BodyKind::Length)
     r.body.reserve(std::min<uint64_t>(info.framing.length, s.max_body_size));
   co_await read_body(stream, info.framing, s, sink, r);
+  if (decoder) decoder->finish();
   x.reusable = keep && info.keep_alive && !info.framing.must_close && !body_skipped &&
                info.framing.kind != BodyKind::UntilClose && info.framing.kind != BodyKind::Tunnel;
 }

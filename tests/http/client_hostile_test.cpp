@@ -1,5 +1,6 @@
 // HttpClient against a server written here to misbehave, and the request queue's contract.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <map>
 #include <string>
@@ -65,6 +66,30 @@ std::string ok(std::string_view body, std::string_view extra = "") {
   r += "\r\n";
   r += body;
   return r;
+}
+
+// 16 MiB of zeros, gzipped to a few KiB.
+std::string gzip_bomb() {
+  static const std::string bomb = [] {
+    z_stream z{};
+    deflateInit2(&z, 9, Z_DEFLATED, 31, 9, Z_DEFAULT_STRATEGY);
+    std::string zeros(1 << 20, '\0'), out;
+    char buf[64 * 1024];
+    for (int i = 0; i < 16; ++i) {
+      z.next_in = reinterpret_cast<Bytef*>(zeros.data());
+      z.avail_in = static_cast<uInt>(zeros.size());
+      int flush = i == 15 ? Z_FINISH : Z_NO_FLUSH;
+      do {
+        z.next_out = reinterpret_cast<Bytef*>(buf);
+        z.avail_out = sizeof buf;
+        deflate(&z, flush);
+        out.append(buf, sizeof buf - z.avail_out);
+      } while (z.avail_out == 0);
+    }
+    deflateEnd(&z);
+    return out;
+  }();
+  return bomb;
 }
 
 // One misbehaviour per path; well-behaved answers for /ok, /echo and /expect.
@@ -177,6 +202,12 @@ Task<void> hostile(Stream& s) {
     } else if (path == "/reset") {
       // The request body is left unread: closing with unread bytes makes the kernel send RST.
       co_return;
+    } else if (path == "/gzip-bomb") {
+      co_await s.write(ok(gzip_bomb(), "Content-Encoding: gzip\r\n"));
+    } else if (path == "/bad-gzip") {
+      co_await s.write(ok("this is not gzip", "Content-Encoding: gzip\r\n"));
+    } else if (path == "/unknown-coding") {
+      co_await s.write(ok("abc", "Content-Encoding: compress\r\n"));
     } else if (path == "/trailers") {
       co_await s.write(
           "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -262,6 +293,9 @@ TEST_F(ClientHostileTest, EachMisbehaviourEndsInACleanErrorAndTheClientKeepsServ
       {"/conflicting-length", ErrorKind::Protocol, "conflicting content length"},
       {"/bad-transfer-coding", ErrorKind::Protocol, "framing"},
       {"/switching", ErrorKind::Protocol, "switched protocols"},
+      {"/gzip-bomb", ErrorKind::TooLarge, "max_body_size"},
+      {"/bad-gzip", ErrorKind::Protocol, "bad gzip data"},
+      {"/unknown-coding", ErrorKind::Protocol, "compress"},
       {"/redirect-loop", ErrorKind::Protocol, "too many redirects"},
       {"/redirect-ftp", ErrorKind::InvalidArgument, "'ftp:' URL is refused"},
       {"/redirect-javascript", ErrorKind::InvalidArgument, "'javascript:' URL is refused"},

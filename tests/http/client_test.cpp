@@ -362,6 +362,31 @@ TEST_F(ClientHttpbinTest, HeadAnd204HaveNoBodyAndLargeBodiesAreBounded) {
   run(body());
 }
 
+TEST_F(ClientHttpbinTest, GzipDeflateAndBrotliBodiesAreDecoded) {
+  auto body = []() -> Task<void> {
+    HttpClient client;
+    // httpbin answers {"gzipped":true}, {"deflated":true} and {"brotli":true}.
+    for (const char* marker : {"gzipped", "deflated", "brotli"}) {
+      std::string path = marker == std::string_view("brotli")    ? "/brotli"
+                         : marker == std::string_view("gzipped") ? "/gzip"
+                                                                 : "/deflate";
+      HttpResponse r = co_await client.fetch(url(path));
+      std::string coding = path.substr(1);
+      EXPECT_TRUE(contains(r.body, std::string("\"") + marker + "\":true")) << coding << r.body;
+      EXPECT_FALSE(r.headers.contains("Content-Encoding")) << coding;
+      EXPECT_TRUE(r.headers.contains("X-Consumed-Content-Encoding")) << coding;
+    }
+    HttpRequest raw;
+    raw.url = url("/gzip");
+    raw.decompress_response = false;
+    HttpResponse r = co_await client.fetch(std::move(raw));
+    EXPECT_EQ(r.headers.get("Content-Encoding"), "gzip");
+    EXPECT_EQ(r.body.substr(0, 2), "\x1f\x8b");
+    client.close();
+  };
+  run(body());
+}
+
 TEST_F(ClientHttpbinTest, HostnameMappingSendsANameToAnotherAddress) {
   auto body = []() -> Task<void> {
     ClientOptions o;

@@ -129,7 +129,10 @@ struct HttpRequest {
   // Default: true, up to max_redirects (default 5); beyond that a 599 "too many redirects".
   std::optional<bool> follow_redirects;
   std::optional<int> max_redirects;
-  // Ask for and undo Content-Encoding (gzip, deflate, br, zstd). Default: true.
+  // Ask for and undo Content-Encoding (gzip, deflate, br, zstd; decode.h). Default: true. A
+  // decoded response has the field renamed X-Consumed-Content-Encoding (as Tornado does); an
+  // unknown coding or bad data is a 599 (kind Protocol, cause a DecodeError), and the decoded
+  // size is bounded by max_body_size, so a decompression bomb is a 599 of kind TooLarge.
   std::optional<bool> decompress_response;
   // Default: "squall/1.0". Empty in both request and defaults: the built-in default.
   std::optional<std::string> user_agent;
