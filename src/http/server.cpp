@@ -899,11 +899,18 @@ Task<size_t> ServerRequest::read_body(std::span<char> into) {
 Task<std::string> ServerRequest::body() {
   std::string out;
   if (conn_->body_done()) co_return out;
+  // A declared length is a promise the client may not keep: grow towards it as bytes arrive
+  // rather than allocating it up front.
   std::optional<uint64_t> length = content_length();
+  constexpr size_t kFirst = 64 * 1024;
   size_t used = 0;
-  out.resize(length ? static_cast<size_t>(*length) : size_t{16} * 1024);
+  out.resize(length ? static_cast<size_t>(std::min<uint64_t>(*length, kFirst)) : kFirst);
   for (;;) {
-    if (used == out.size()) out.resize(out.size() * 2);
+    if (used == out.size()) {
+      size_t grown = out.size() * 2;
+      if (length) grown = static_cast<size_t>(std::min<uint64_t>(grown, *length));
+      out.resize(grown);
+    }
     used += co_await conn_->read_body({out.data() + used, out.size() - used});
     if (conn_->body_done()) break;
   }
