@@ -23,8 +23,10 @@
 // (413), a head not complete within header_timeout of its first byte (408: slowloris). A head
 // that breaks the grammar, and the request-smuggling shapes the parser refuses (Content-Length
 // with Transfer-Encoding, differing Content-Lengths, a final coding other than chunked), get 400
-// (501 for an unknown transfer coding, 505 for HTTP/2+ in an HTTP/1 head) and a close. A
-// connection idle between requests for idle_timeout is closed without an answer.
+// (501 for an unknown transfer coding, 505 for HTTP/2+ in an HTTP/1 head, 417 for an Expect
+// other than 100-continue; an HTTP/1.1 request without exactly one Host is a 400) and a close. A
+// connection idle between requests for idle_timeout, or silent for header_timeout after it was
+// accepted, is closed without an answer.
 //
 // Handlers. An exception escaping a handler becomes a 500 (if no byte of the response was sent;
 // otherwise the connection is cut) and one Error log line naming the request; the body names the
@@ -189,7 +191,10 @@ class ServerRequest {
 // ones. 1xx, 204 and 304 answers and answers to HEAD carry no body: for HEAD, written bytes are
 // counted and dropped, so Content-Length says what GET would have sent. Date, Server and
 // Connection are added unless the handler set them; a handler that sets "Connection: close"
-// ends the connection after this response.
+// ends the connection after this response. Transfer-Encoding belongs to the server: a handler
+// that sets it, or a header that is not a token or holds CR, LF or another control byte, makes
+// sending the head throw InvalidArgumentError (a 500 if it escapes the handler), so no header
+// can be injected.
 class ServerResponse {
  public:
   ServerResponse(const ServerResponse&) = delete;
@@ -204,7 +209,8 @@ class ServerResponse {
 
   // Appends to the body. Bytes are buffered until flush(), finish(), or until more than 64 KiB
   // wait, when they are sent as if flush() were called. Throws InvalidStateError after
-  // finish(), and the stream's NetError when the client has gone.
+  // finish() or past a Content-Length the handler set, and the stream's NetError when the
+  // client has gone.
   [[nodiscard]] Task<void> write(std::string_view bytes);
   // Sends the head (if not sent yet) and the buffered body bytes; resumes once the connection
   // holds no more than its write high-water mark (backpressure from a slow client).
