@@ -1,0 +1,208 @@
+// The net suite, TLS part: loopback echo over plain TCP and over TLS, squall beside standalone
+// Asio (asio::ssl over the same OpenSSL), both ends of each connection on one thread.
+//
+// Cases: "<transport>_echo_64k" (a 64 KiB message written and read back: bulk throughput) and
+// "<transport>_echo_64b" (a 64-byte round trip: per-message cost), transport tcp or tls. The
+// TLS cases verify the certificate (a throwaway self-signed one) on both sides alike.
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <asio.hpp>
+#include <asio/ssl.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "squall/core.h"
+#include "squall/net/tcp_client.h"
+#include "squall/net/tcp_server.h"
+#include "squall/net/tls.h"
+
+namespace {
+
+// A self-signed certificate for "localhost", made once per process with the openssl tool.
+struct Certificate {
+  std::filesystem::path dir, cert, key;
+  Certificate() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "squall-bench-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    dir = pattern;
+    cert = dir / "cert.pem";
+    key = dir / "key.pem";
+    std::string command =
+        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 "
+        "-subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout " +
+        key.string() + " -out " + cert.string() + " 2>/dev/null";
+    if (std::system(command.c_str()) != 0) throw std::runtime_error("openssl req failed");
+  }
+  ~Certificate() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+const Certificate& certificate() {
+  static Certificate c;
+  return c;
+}
+
+// --- squall ------------------------------------------------------------------------------
+
+squall::Task<void> squall_echo(squall::Stream& s) {
+  std::string buffer(64 << 10, '\0');
+  try {
+    for (;;) {
+      size_t n = co_await s.read_into(buffer, true);
+      co_await s.write(std::string_view(buffer.data(), n));
+    }
+  } catch (const squall::NetError&) {
+  }
+}
+
+void echo_squall(benchmark::State& state, size_t message, bool tls) {
+  squall::Loop loop;
+  auto body = [&]() -> squall::Task<void> {
+    squall::ServerOptions server_options;
+    squall::ConnectOptions connect;
+    if (tls) {
+      server_options.tls =
+          squall::TlsServerOptions{certificate().cert.string(), certificate().key.string(), {}, {}};
+      squall::TlsClientOptions client;
+      client.ca_file = certificate().cert.string();
+      connect.tls = client;
+    }
+    squall::LiteralResolver literal;
+    connect.resolver = &literal;
+    squall::TcpServer server(squall_echo, server_options);
+    server.listen(squall::Address::ipv4_loopback(0));
+    {
+      squall::Stream s = co_await squall::tcp_connect("localhost", server.port(), connect);
+      std::string out(message, 'x');
+      std::string in(message, '\0');
+      for (auto _ : state) {
+        co_await s.write(std::string_view(out));
+        co_await s.read_into(in);
+      }
+    }
+    co_await server.stop();
+  };
+  squall::run_sync(body());
+  state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(message));
+}
+
+// --- Asio --------------------------------------------------------------------------------
+
+using asio::ip::tcp;
+
+template <class Socket>
+asio::awaitable<void> asio_echo(Socket s) {
+  std::string buffer(64 << 10, '\0');
+  try {
+    for (;;) {
+      size_t n = co_await s.async_read_some(asio::buffer(buffer), asio::use_awaitable);
+      co_await asio::async_write(s, asio::buffer(buffer.data(), n), asio::use_awaitable);
+    }
+  } catch (const std::exception&) {
+  }
+}
+
+template <class Socket>
+asio::awaitable<void> asio_client(benchmark::State& state, Socket& s, size_t message) {
+  std::string out(message, 'x');
+  std::string in(message, '\0');
+  for (auto _ : state) {
+    co_await asio::async_write(s, asio::buffer(out), asio::use_awaitable);
+    co_await asio::async_read(s, asio::buffer(in), asio::use_awaitable);
+  }
+}
+
+void echo_asio(benchmark::State& state, size_t message, bool tls) {
+  asio::io_context io(1);
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  auto endpoint = acceptor.local_endpoint();
+  asio::ssl::context server_ctx(asio::ssl::context::tls_server);
+  asio::ssl::context client_ctx(asio::ssl::context::tls_client);
+  if (tls) {
+    server_ctx.use_certificate_chain_file(certificate().cert.string());
+    server_ctx.use_private_key_file(certificate().key.string(), asio::ssl::context::pem);
+    client_ctx.load_verify_file(certificate().cert.string());
+    client_ctx.set_verify_mode(asio::ssl::verify_peer);
+  }
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        tcp::socket accepted = co_await acceptor.async_accept(asio::use_awaitable);
+        accepted.set_option(tcp::no_delay(true));
+        if (tls) {
+          asio::ssl::stream<tcp::socket> secure(std::move(accepted), server_ctx);
+          co_await secure.async_handshake(asio::ssl::stream_base::server, asio::use_awaitable);
+          co_await asio_echo(std::move(secure));
+        } else {
+          co_await asio_echo(std::move(accepted));
+        }
+      },
+      asio::detached);
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        tcp::socket socket(io);
+        co_await socket.async_connect(endpoint, asio::use_awaitable);
+        socket.set_option(tcp::no_delay(true));
+        if (tls) {
+          asio::ssl::stream<tcp::socket> secure(std::move(socket), client_ctx);
+          SSL_set_tlsext_host_name(secure.native_handle(), "localhost");
+          secure.set_verify_callback(asio::ssl::host_name_verification("localhost"));
+          co_await secure.async_handshake(asio::ssl::stream_base::client, asio::use_awaitable);
+          co_await asio_client(state, secure, message);
+          secure.lowest_layer().close();
+        } else {
+          co_await asio_client(state, socket, message);
+          socket.close();
+        }
+      },
+      asio::detached);
+  io.run();
+  state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(message));
+}
+
+void tcp_echo_64k_squall(benchmark::State& s) {
+  echo_squall(s, 64 << 10, false);
+}
+void tcp_echo_64k_asio(benchmark::State& s) {
+  echo_asio(s, 64 << 10, false);
+}
+void tcp_echo_64b_squall(benchmark::State& s) {
+  echo_squall(s, 64, false);
+}
+void tcp_echo_64b_asio(benchmark::State& s) {
+  echo_asio(s, 64, false);
+}
+void tls_echo_64k_squall(benchmark::State& s) {
+  echo_squall(s, 64 << 10, true);
+}
+void tls_echo_64k_asio(benchmark::State& s) {
+  echo_asio(s, 64 << 10, true);
+}
+void tls_echo_64b_squall(benchmark::State& s) {
+  echo_squall(s, 64, true);
+}
+void tls_echo_64b_asio(benchmark::State& s) {
+  echo_asio(s, 64, true);
+}
+
+}  // namespace
+
+BENCHMARK(tcp_echo_64k_squall)->Name("tcp_echo_64k/squall")->UseRealTime();
+BENCHMARK(tcp_echo_64k_asio)->Name("tcp_echo_64k/asio")->UseRealTime();
+BENCHMARK(tcp_echo_64b_squall)->Name("tcp_echo_64b/squall")->UseRealTime();
+BENCHMARK(tcp_echo_64b_asio)->Name("tcp_echo_64b/asio")->UseRealTime();
+BENCHMARK(tls_echo_64k_squall)->Name("tls_echo_64k/squall")->UseRealTime();
+BENCHMARK(tls_echo_64k_asio)->Name("tls_echo_64k/asio")->UseRealTime();
+BENCHMARK(tls_echo_64b_squall)->Name("tls_echo_64b/squall")->UseRealTime();
+BENCHMARK(tls_echo_64b_asio)->Name("tls_echo_64b/asio")->UseRealTime();
+
+BENCHMARK_MAIN();
