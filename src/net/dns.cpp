@@ -249,7 +249,7 @@ DnsResolver::Impl::Impl(const DnsOptions& options)
   ares_options ao{};
   int mask = ARES_OPT_FLAGS | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES | ARES_OPT_SOCK_STATE_CB |
              ARES_OPT_LOOKUPS | ARES_OPT_DOMAINS;
-  ao.flags = ARES_FLAG_NOALIASES;
+  ao.flags = ARES_FLAG_NOALIASES | (options.tcp ? ARES_FLAG_USEVC : 0);
   ao.timeout = static_cast<int>(std::max<int64_t>(
       1, std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout).count()));
   ao.tries = options.tries;

@@ -171,6 +171,19 @@ TEST_F(DnsTest, AnARecordResolvesToItsAddressWithThePortSet) {
   run(body());
 }
 
+TEST_F(DnsTest, LookupsOverTcpGetTheSameAnswers) {
+  size_t fds = test::open_fds();
+  auto body = []() -> Task<void> {
+    DnsOptions o = options();
+    o.tcp = true;
+    DnsResolver resolver(o);
+    co_await expect_addresses(resolver, "a.test", 1, "127.0.0.5:1");
+    co_await expect_error(resolver, "nowhere.test", "no such host");
+  };
+  run(body());
+  EXPECT_EQ(test::open_fds(), fds);
+}
+
 TEST_F(DnsTest, AaaaRecordsResolveAndANameWithBothFamiliesGivesBoth) {
   auto body = []() -> Task<void> {
     DnsResolver resolver(options());

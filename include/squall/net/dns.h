@@ -52,7 +52,8 @@ struct DnsOptions {
   int tries = 3;
   // Names the cache holds at most (positive and negative answers together); 0 disables it.
   size_t cache_size = 10000;
-  // How long "no such host" and "no address" answers are kept.
+  // How long "no such host" and "no address" answers are kept. (c-ares's getaddrinfo does not
+  // hand over the SOA record whose minimum RFC 2308 would use, so this option decides.)
   Duration negative_ttl = std::chrono::seconds(10);
   // The longest a positive answer is kept, whatever its TTL says.
   Duration max_ttl = std::chrono::hours(1);
@@ -60,6 +61,8 @@ struct DnsOptions {
   size_t max_addresses = 32;
   // AF_UNSPEC (A and AAAA), AF_INET or AF_INET6.
   int family = AF_UNSPEC;
+  // Ask over TCP only, never UDP (c-ares falls back to TCP by itself for truncated answers).
+  bool tcp = false;
 };
 
 // Counters since the resolver was made; clear_cache() leaves them as they are.
