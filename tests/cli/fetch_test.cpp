@@ -1,0 +1,308 @@
+// `squall fetch` against real peers on loopback (httpbin, nginx): output, flags and exit statuses.
+#include "squall/cli/fetch.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "support/process.h"
+
+namespace squall::cli {
+namespace {
+
+using test::Process;
+using test::TempDir;
+
+struct Output {
+  std::ostringstream out, err;
+  int status = -1;
+};
+
+std::unique_ptr<Output> fetch(FetchCommand command) {
+  auto o = std::make_unique<Output>();
+  o->status = run_fetch(command, o->out, o->err);
+  return o;
+}
+
+// httpbin's JSON with its whitespace removed, so checks do not depend on its indentation.
+std::string compact(const std::string& json) {
+  std::string out;
+  for (char c : json)
+    if (c != ' ' && c != '\n') out.push_back(c);
+  return out;
+}
+
+std::string base(uint16_t port) {
+  return "http://127.0.0.1:" + std::to_string(port);
+}
+
+// A peer that answers one connection with fixed bytes (whatever the request) and closes:
+// the misbehaviour nginx and httpbin will not produce.
+class OneShotServer {
+ public:
+  explicit OneShotServer(std::string reply) : reply_(std::move(reply)) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (::bind(listener_, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
+        ::listen(listener_, 4) != 0 ||
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      throw std::runtime_error("OneShotServer: cannot listen");
+    }
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~OneShotServer() {
+    ::shutdown(listener_, SHUT_RDWR);
+    thread_.join();
+    ::close(listener_);
+  }
+  uint16_t port() const { return port_; }
+
+ private:
+  void serve() {
+    int fd = ::accept(listener_, nullptr, nullptr);
+    if (fd < 0) return;
+    std::string request;
+    char buf[4096];
+    while (request.find("\r\n\r\n") == std::string::npos) {
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n <= 0) break;
+      request.append(buf, static_cast<size_t>(n));
+    }
+    if (!reply_.empty()) (void)!::write(fd, reply_.data(), reply_.size());
+    ::close(fd);
+  }
+
+  std::string reply_;
+  int listener_ = -1;
+  uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+// One httpbin and one nginx for the whole suite: starting them is most of the cost.
+class FetchTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    dir_->write("file.txt", std::string(1024, 'x'));
+    httpbin_port_ = test::free_port();
+    httpbin_ = new Process(test::start_httpbin(httpbin_port_));
+    nginx_port_ = test::free_port();
+    nginx_ = new Process(test::start_nginx(*dir_, R"(
+      location = /hello { return 200 'hello'; }
+      location = /empty { return 444; }
+      location = /missing { return 404 'no such page'; }
+      location / { }
+    )",
+                                           nginx_port_));
+  }
+  static void TearDownTestSuite() {
+    delete nginx_;
+    delete httpbin_;
+    delete dir_;
+  }
+
+  static FetchCommand get(std::string url) {
+    FetchCommand c;
+    c.url = std::move(url);
+    c.timeout = 20;
+    return c;
+  }
+  static std::string httpbin(std::string_view path) { return base(httpbin_port_).append(path); }
+  static std::string nginx(std::string_view path) { return base(nginx_port_).append(path); }
+
+  // One line on stderr, naming what went wrong.
+  static void expect_one_line(const Output& o, std::string_view part) {
+    std::string err = o.err.str();
+    EXPECT_EQ(err.rfind("squall fetch: ", 0), 0u) << err;
+    EXPECT_EQ(err.find('\n'), err.size() - 1) << err;
+    EXPECT_NE(err.find(part), std::string::npos) << err;
+  }
+
+  static inline TempDir* dir_;
+  static inline Process* httpbin_;
+  static inline Process* nginx_;
+  static inline uint16_t httpbin_port_;
+  static inline uint16_t nginx_port_;
+};
+
+TEST_F(FetchTest, PrintsTheBodyAndExitsZero) {
+  auto o = fetch(get(nginx("/hello")));
+  EXPECT_EQ(o->status, 0) << o->err.str();
+  EXPECT_EQ(o->out.str(), "hello");
+  EXPECT_EQ(o->err.str(), "");
+  auto file = fetch(get(nginx("/file.txt")));
+  EXPECT_EQ(file->out.str(), std::string(1024, 'x'));
+}
+
+TEST_F(FetchTest, IncludeAddsTheStatusLineAndHeadersBeforeTheBody) {
+  FetchCommand c = get(nginx("/hello"));
+  c.include = true;
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 0);
+  std::string out = o->out.str();
+  EXPECT_EQ(out.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << out;
+  EXPECT_NE(out.find("\r\nServer: nginx"), std::string::npos) << out;
+  EXPECT_NE(out.find("\r\nContent-Length: 5\r\n"), std::string::npos) << out;
+  EXPECT_EQ(out.substr(out.size() - 9), "\r\n\r\nhello");
+}
+
+TEST_F(FetchTest, OutputFileGetsTheBodyAndStandardOutputNothing) {
+  TempDir dir;
+  FetchCommand c = get(nginx("/file.txt"));
+  c.output = (dir.path() / "got.txt").string();
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 0) << o->err.str();
+  EXPECT_EQ(o->out.str(), "");
+  std::ifstream in(*c.output, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), std::string(1024, 'x'));
+}
+
+TEST_F(FetchTest, VerboseDescribesRequestHeadRedirectsAndTimesOnStandardError) {
+  FetchCommand c = get(httpbin("/redirect/2"));
+  c.verbose = true;
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 0) << o->err.str();
+  std::string err = o->err.str();
+  EXPECT_NE(err.find("> GET " + httpbin("/redirect/2") + "\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("< HTTP/1.1 200 OK\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("* redirected from " + httpbin("/redirect/2") + "\n"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("* redirected from " + httpbin("/relative-redirect/1") + "\n"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("* final URL " + httpbin("/get") + "\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("* times: queued "), std::string::npos) << err;
+  EXPECT_NE(err.find(", first byte "), std::string::npos) << err;
+  EXPECT_NE(compact(o->out.str()).find("\"url\":\"" + httpbin("/get") + "\""), std::string::npos);
+}
+
+TEST_F(FetchTest, AnHttpErrorStatusExits22WithNothingOnStandardOutput) {
+  auto o = fetch(get(nginx("/missing")));
+  EXPECT_EQ(o->status, 22);
+  EXPECT_EQ(o->out.str(), "");
+  expect_one_line(*o, "404");
+  auto teapot = fetch(get(httpbin("/status/418")));
+  EXPECT_EQ(teapot->status, 22);
+}
+
+TEST_F(FetchTest, NoFailPrintsTheErrorBodyAndExitsZero) {
+  FetchCommand c = get(nginx("/missing"));
+  c.no_fail = true;
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 0);
+  EXPECT_EQ(o->out.str(), "no such page");
+  EXPECT_EQ(o->err.str(), "");
+}
+
+TEST_F(FetchTest, DataIsPostedAsAFormAndHeadersAndUserAgentAreSent) {
+  FetchCommand c = get(httpbin("/post"));
+  c.data = "a=1&b=two";
+  c.headers = {"X-Squall-Test: yes", "Accept:application/json"};
+  c.user_agent = "squall-test/2";
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 0) << o->err.str();
+  std::string out = compact(o->out.str());
+  EXPECT_NE(out.find("\"a\":\"1\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"b\":\"two\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"X-Squall-Test\":\"yes\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"User-Agent\":\"squall-test/2\""), std::string::npos) << out;
+}
+
+TEST_F(FetchTest, DataFileIsTheBodyAndMethodCanBeChosen) {
+  TempDir dir;
+  auto path = dir.write("body.json", R"({"k": [1, 2]})");
+  FetchCommand c = get(httpbin("/put"));
+  c.method = "PUT";
+  c.data_file = path.string();
+  c.headers = {"Content-Type: application/json"};
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 0) << o->err.str();
+  EXPECT_NE(compact(o->out.str()).find(R"("json":{"k":[1,2]})"), std::string::npos) << o->out.str();
+}
+
+TEST_F(FetchTest, ConnectionRefusedExits7) {
+  auto o = fetch(get(base(test::free_port()) + "/"));
+  EXPECT_EQ(o->status, 7);
+  expect_one_line(*o, "connect");
+}
+
+TEST_F(FetchTest, AnUnknownHostExits6) {
+  // RFC 6761: *.invalid never resolves, and the resolver answers that without asking DNS.
+  auto o = fetch(get("http://squall-test.invalid/"));
+  EXPECT_EQ(o->status, 6);
+  expect_one_line(*o, "squall-test.invalid");
+}
+
+TEST_F(FetchTest, ATimeoutExits28) {
+  FetchCommand c = get(httpbin("/delay/5"));
+  c.timeout = 0.5;
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 28);
+  expect_one_line(*o, "timeout");
+}
+
+TEST_F(FetchTest, TooManyRedirectsExits47) {
+  FetchCommand c = get(httpbin("/redirect/3"));
+  c.max_redirects = 1;
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 47);
+  expect_one_line(*o, "too many redirects");
+  c.max_redirects = 3;
+  EXPECT_EQ(fetch(c)->status, 0);
+}
+
+TEST_F(FetchTest, AConnectionClosedWithoutAnAnswerExits52) {
+  auto o = fetch(get(nginx("/empty")));  // nginx's 444 closes without a response
+  EXPECT_EQ(o->status, 52);
+  expect_one_line(*o, "without answering");
+}
+
+TEST_F(FetchTest, AConnectionClosedInTheMiddleOfTheBodyExits56) {
+  OneShotServer server("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten..");
+  auto o = fetch(get(base(server.port()) + "/"));
+  EXPECT_EQ(o->status, 56);
+  expect_one_line(*o, "middle of the body");
+}
+
+TEST_F(FetchTest, MaxFilesizeExits63) {
+  FetchCommand c = get(nginx("/file.txt"));
+  c.max_filesize = 100;
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 63);
+  expect_one_line(*o, "max_body_size");
+  c.max_filesize = 1024;
+  EXPECT_EQ(fetch(c)->status, 0);
+}
+
+TEST_F(FetchTest, AHeaderWithoutAColonIsAUsageErrorBeforeAnyRequest) {
+  FetchCommand c = get(nginx("/hello"));
+  c.headers = {"NoColonHere"};
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 2);
+  expect_one_line(*o, "NoColonHere");
+  c.headers.clear();
+  c.data_file = "/nonexistent/body";
+  EXPECT_EQ(fetch(c)->status, 2);
+}
+
+TEST_F(FetchTest, AnUnsupportedSchemeExits1) {
+  auto o = fetch(get("ftp://127.0.0.1/file"));
+  EXPECT_EQ(o->status, 1);
+  expect_one_line(*o, "ftp");
+}
+
+}  // namespace
+}  // namespace squall::cli
