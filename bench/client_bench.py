@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""The client suite: GET a 1 KiB static file from nginx over keep-alive on loopback.
+
+nginx (one worker) is pinned to core 1 and each client in turn to core 0, for a fixed number of
+requests at concurrency 64 and at concurrency 10 (Tornado's default max_clients):
+  squall          examples/loadgen over HttpClient (max_clients = concurrency)
+  libcurl-multi   bench/client_curl.cpp, compiled here, curl_multi with as many connections
+  tornado         bench/client_tornado.py, AsyncHTTPClient (Debian's python3-tornado)
+  wrk             wrk -t1 -c<concurrency> for a fixed time: the ceiling nginx allows
+Reported per concurrency: requests/s (higher is better) and the client process's CPU time
+(user + system, from wait4) per request in microseconds (lower is better).
+
+Run by scripts/bench.py (`make bench SUITE=client`) as
+    python3 bench/client_bench.py --build build/release
+which prints the JSON list bench.py expects on stdout and progress on stderr.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEBIAN_PYTHON = "/usr/bin/python3"
+NGINX = "/usr/sbin/nginx"
+CLIENT_CORE, SERVER_CORE = "0", "1"
+
+
+def log(message):
+    print(f"client bench: {message}", file=sys.stderr, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, limit=15.0):
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    sys.exit(f"client bench: nginx did not listen on port {port}")
+
+
+def start_nginx(root, port):
+    os.makedirs(os.path.join(root, "tmp"), exist_ok=True)
+    with open(os.path.join(root, "1k.bin"), "wb") as f:
+        f.write(os.urandom(1024))
+    conf = os.path.join(root, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""daemon off;
+master_process off;
+worker_processes 1;
+pid {root}/nginx.pid;
+error_log {root}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  client_body_temp_path {root}/tmp;
+  keepalive_requests 100000000;
+  keepalive_timeout 300s;
+  server {{ listen 127.0.0.1:{port} backlog=4096; root {root}; }}
+}}
+""")
+    process = subprocess.Popen(["taskset", "-c", SERVER_CORE, NGINX, "-p", root, "-e",
+                                f"{root}/error.log", "-c", conf],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_port(port)
+    return process
+
+
+def run_pinned(argv):
+    """Runs argv on the client core; returns (stdout, cpu seconds of the process, exit status)."""
+    process = subprocess.Popen(["taskset", "-c", CLIENT_CORE] + argv, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    out, err = process.stdout.read(), None
+    # taskset execs the client, so this pid is the client and wait4 gives its own rusage.
+    _, status, usage = os.wait4(process.pid, 0)
+    err = process.stderr.read()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if err:
+        sys.stderr.write(err.decode(errors="replace"))
+    return out.decode(), usage.ru_utime + usage.ru_stime, process.returncode
+
+
+def json_client(name, argv):
+    out, cpu, code = run_pinned(argv)
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    if not lines:
+        sys.exit(f"client bench: {name} printed no result (exit {code})")
+    result = json.loads(lines[-1])
+    if result["errors"]:
+        log(f"{name}: {result['errors']} of {result['requests']} requests failed")
+    return result["requests_per_second"], round(cpu * 1e6 / max(result["requests"], 1), 2)
+
+
+def wrk_client(url, concurrency, seconds):
+    out, cpu, code = run_pinned(["wrk", "-t1", f"-c{concurrency}", f"-d{seconds}s", url])
+    total = re.search(r"(\d+) requests in", out)
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    if code != 0 or not total or not rate:
+        sys.exit(f"client bench: wrk failed (exit {code}):\n{out}")
+    return float(rate.group(1)), round(cpu * 1e6 / int(total.group(1)), 2)
+
+
+def build_curl_client(build):
+    source = os.path.join(HERE, "client_curl.cpp")
+    binary = os.path.join(build, "bench", "client_curl")
+    if not os.path.exists(binary) or os.path.getmtime(binary) < os.path.getmtime(source):
+        os.makedirs(os.path.dirname(binary), exist_ok=True)
+        log("compiling client_curl")
+        subprocess.run(["g++", "-std=c++20", "-O2", source, "-o", binary, "-lcurl"], check=True)
+    return binary
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default="build/release", help="the release build tree")
+    parser.add_argument("--requests", type=int, default=200_000,
+                        help="requests per run for squall and libcurl")
+    parser.add_argument("--tornado-requests", type=int, default=10_000,
+                        help="requests per run for Tornado (about 20x slower)")
+    parser.add_argument("--wrk-seconds", type=int, default=3)
+    args = parser.parse_args()
+
+    loadgen = os.path.join(args.build, "examples", "loadgen")
+    if not os.path.exists(loadgen):
+        sys.exit(f"client bench: {loadgen} is missing; build the example_loadgen target")
+    curl_client = build_curl_client(args.build)
+    tornado_client = os.path.join(HERE, "client_tornado.py")
+    if shutil.which("wrk") is None:
+        sys.exit("client bench: wrk is missing (scripts/bootstrap installs it)")
+
+    root = tempfile.mkdtemp(prefix="squall-client-bench-")
+    port = free_port()
+    nginx = start_nginx(root, port)
+    url = f"http://127.0.0.1:{port}/1k.bin"
+    cases = []
+    try:
+        json_client("warm-up", [loadgen, url, "2000", "8"])
+        for concurrency in (64, 10):
+            rates, cpu = {}, {}
+            c = str(concurrency)
+            log(f"concurrency {c}: squall")
+            rates["squall"], cpu["squall"] = json_client(
+                "squall", [loadgen, url, str(args.requests), c])
+            log(f"concurrency {c}: libcurl-multi")
+            rates["libcurl-multi"], cpu["libcurl-multi"] = json_client(
+                "libcurl-multi", [curl_client, url, str(args.requests), c])
+            log(f"concurrency {c}: tornado")
+            rates["tornado"], cpu["tornado"] = json_client(
+                "tornado", [DEBIAN_PYTHON, tornado_client, url, str(args.tornado_requests), c])
+            log(f"concurrency {c}: wrk")
+            rates["wrk"], cpu["wrk"] = wrk_client(url, concurrency, args.wrk_seconds)
+            title = f"GET 1 KiB keep-alive from nginx, concurrency {concurrency}"
+            cases.append({"case": title, "unit": "requests/s", "higher_is_better": True,
+                          "values": rates})
+            cases.append({"case": title + ", client CPU", "unit": "us/request",
+                          "higher_is_better": False, "values": cpu})
+    finally:
+        nginx.terminate()
+        try:
+            nginx.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            nginx.kill()
+            nginx.wait()
+        shutil.rmtree(root, ignore_errors=True)
+    print(json.dumps(cases, indent=1))
+
+
+if __name__ == "__main__":
+    main()
