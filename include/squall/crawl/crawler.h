@@ -1,0 +1,147 @@
+// Crawler: Tornado's demo crawler grown into a real tool, as a class a program can drive.
+//
+//   CrawlerOptions options;
+//   options.start_urls = {"http://127.0.0.1:8000/"};
+//   options.concurrency = 10;
+//   Crawler crawler(options);
+//   CrawlSummary summary = co_await crawler.run();
+//
+// The demo's behaviour is kept: everything beneath the start URL (scope Prefix), fragments
+// removed, each URL fetched once, N workers, a total time limit, and at the end of a finished
+// crawl every URL taken into work finished. Beyond it:
+// - URLs resolved and normalised by the WHATWG parser (with <base href>); links from the
+//   streaming extractor, fed as the body arrives; only HTML (by Content-Type, then sniffing)
+//   is parsed; rel=nofollow and <meta name=robots> nofollow respected unless told otherwise.
+// - Scope (prefix, host, registrable domain, any), include/exclude patterns, depth and page
+//   limits, a per-page size limit.
+// - Politeness: robots.txt fetched once per host and cached for its lifetime (RFC 9309's
+//   status rules), Crawl-delay honoured, per-host concurrency and delay; work handed out by
+//   host readiness (Frontier), so a waiting host never holds a worker.
+// - Failures: 599, 429 and 5xx retried with exponential backoff (Retry-After honoured); each
+//   failure recorded with its reason; a host that keeps failing is backed off.
+// - State in SQLite (CrawlStore): stopped in any way and started again with the same state
+//   file, the crawl resumes; nothing stored is fetched again, nothing is lost. The JSON lines
+//   and WARC outputs are cut back to what the state file had committed, so no record repeats.
+// - Bounded memory: the frontier keeps at most frontier_memory URLs in memory (the rest wait
+//   in SQLite), the seen set costs 16 bytes a URL.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "squall/core/task.h"
+#include "squall/core/time.h"
+#include "squall/crawl/url.h"
+
+namespace squall {
+
+enum class CrawlScope { Prefix, Host, Domain, Any };
+
+// A fetched page, as the on_page hook sees it.
+struct CrawledPage {
+  std::string url;        // as queued
+  std::string final_url;  // after redirects
+  int status = 0;         // 0 when no response came
+  int depth = 0;
+  std::string parent;
+  std::string content_type;
+  uint64_t length = 0;
+  double elapsed_ms = 0;
+  int links = 0;      // links taken into the crawl or already known
+  std::string error;  // why it failed; empty on success
+  bool html = false;
+};
+
+struct CrawlerOptions {
+  std::vector<std::string> start_urls;
+  CrawlScope scope = CrawlScope::Prefix;
+  std::vector<std::string> include;  // ECMAScript regexes; a URL must match one (if any given)
+  std::vector<std::string> exclude;  // a URL matching one is not crawled
+  std::optional<int> max_depth;      // start URLs are depth 0
+  std::optional<uint64_t> max_pages;
+  size_t max_page_size = size_t{10} << 20;  // body bytes; a larger page fails (too large)
+
+  size_t concurrency = 10;  // fetches in flight (workers)
+  size_t per_host = 2;      // fetches in flight per host
+  Duration delay{};         // between fetch starts on one host
+  bool obey_robots = true;
+  bool ignore_nofollow = false;
+  std::string user_agent = "squall-crawler/1.0";
+  int retries = 2;                                   // tries after the first, for 599/429/5xx
+  Duration retry_backoff = std::chrono::seconds(1);  // doubled each try
+  Duration timeout = std::chrono::seconds(300);      // the whole crawl
+  Duration request_timeout = std::chrono::seconds(20);
+  Duration connect_timeout = std::chrono::seconds(10);
+
+  std::filesystem::path state = "crawl.db";
+  std::string jsonl;                // a file, "-" for stdout, empty for none
+  std::filesystem::path warc;       // empty for none
+  size_t frontier_memory = 100000;  // queued URLs kept in memory
+
+  // Host names answered before DNS (the HTTP client's hostname_mapping).
+  std::map<std::string, std::string, std::less<>> hostname_mapping;
+
+  // Hooks for programs that drive the crawler: called for every page stored, and for every
+  // link before it is taken in (false: skip it).
+  std::function<void(const CrawledPage&)> on_page;
+  std::function<bool(const Url& link, const CrawledPage& from)> link_filter;
+};
+
+struct CrawlSummary {
+  uint64_t fetched = 0;  // pages with a response this run
+  uint64_t failed = 0;   // URLs given up this run
+  uint64_t skipped = 0;  // disallowed by robots.txt this run
+  uint64_t retried = 0;
+  uint64_t bytes = 0;
+  uint64_t queued_left = 0;  // URLs still waiting (after a timeout or stop)
+  uint64_t seen = 0;         // URLs the crawl knows, all runs
+  std::map<int, uint64_t> statuses;
+  std::map<std::string, uint64_t> errors;  // by kind ("timeout", "connect", "too large", ...)
+  std::vector<std::pair<std::string, double>> slowest_hosts;  // host, mean ms per fetch
+  double seconds = 0;
+  bool timed_out = false;  // the time limit ended it
+  bool stopped = false;    // stop() ended it
+  bool resumed = false;    // the state file had a crawl in it
+};
+
+// What the progress line shows, read while the crawl runs.
+struct CrawlProgress {
+  uint64_t fetched = 0, failed = 0, queued = 0, in_flight = 0;
+  double seconds = 0;
+};
+
+class Crawler {
+ public:
+  // Checks the options (start URLs parse and are http(s), patterns compile); throws
+  // InvalidArgumentError saying which one is wrong.
+  explicit Crawler(CrawlerOptions options);
+  ~Crawler();
+  Crawler(const Crawler&) = delete;
+  Crawler& operator=(const Crawler&) = delete;
+
+  // Runs the crawl to its end: everything in scope fetched, the page limit reached, the time
+  // limit passed, or stop() called. Throws squall::Error when the state or outputs cannot be
+  // opened.
+  [[nodiscard]] Task<CrawlSummary> run();
+  // Ends the crawl soon: no new fetches; those in flight are abandoned and stay queued in the
+  // state file for the next run. Safe to call from a signal-handling callback on the loop.
+  void stop() noexcept;
+  CrawlProgress progress() const noexcept;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The registrable domain of a host by the Public Suffix List ("example.co.uk" for
+// "www.example.co.uk"); the host itself for IP addresses and hosts that are suffixes.
+std::string registrable_domain(std::string_view host);
+
+}  // namespace squall

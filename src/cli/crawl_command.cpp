@@ -1,0 +1,153 @@
+// `squall crawl`: a loop, the crawler, a progress line on a terminal, signals, the summary.
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "squall/cli/crawl.h"
+#include "squall/core.h"
+
+namespace squall::cli {
+
+namespace {
+
+std::string human_bytes(uint64_t n) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char out[32];
+  std::snprintf(out, sizeof out, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return out;
+}
+
+// SIGINT and SIGTERM read from a signalfd watched by the loop, so the crawler stops between
+// two steps of its own rather than inside a signal handler.
+class SignalWatch {
+ public:
+  SignalWatch(Loop& loop, std::function<void(int)> on_signal) : loop_(loop) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, &previous_);
+    fd_ = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (fd_ >= 0)
+      loop_.add_handler(fd_, IoEvents::Read, [this, on_signal](IoEvents) {
+        signalfd_siginfo info;
+        while (::read(fd_, &info, sizeof info) == sizeof info)
+          on_signal(static_cast<int>(info.ssi_signo));
+      });
+  }
+  ~SignalWatch() {
+    if (fd_ >= 0) {
+      loop_.remove_handler(fd_);
+      ::close(fd_);
+    }
+    sigprocmask(SIG_SETMASK, &previous_, nullptr);
+  }
+
+ private:
+  Loop& loop_;
+  int fd_ = -1;
+  sigset_t previous_;
+};
+
+}  // namespace
+
+void print_summary(const CrawlSummary& s, std::ostream& err) {
+  err << "Done in " << static_cast<long long>(std::llround(s.seconds)) << " seconds, fetched "
+      << s.fetched << " URLs.\n";
+  if (s.resumed) err << "  resumed an earlier crawl; " << s.seen << " URLs known in all\n";
+  if (!s.statuses.empty()) {
+    err << "  status:";
+    for (const auto& [code, n] : s.statuses) err << " " << code << "×" << n;
+    err << "\n";
+  }
+  err << "  bytes: " << human_bytes(s.bytes);
+  if (s.seconds > 0)
+    err << ", " << static_cast<long long>(std::llround(static_cast<double>(s.fetched) / s.seconds))
+        << " pages/s";
+  err << "\n";
+  if (s.failed || s.skipped || s.retried)
+    err << "  failed: " << s.failed << ", disallowed by robots.txt: " << s.skipped
+        << ", retries: " << s.retried << "\n";
+  if (!s.errors.empty()) {
+    err << "  errors:";
+    for (const auto& [kind, n] : s.errors) err << " " << kind << "×" << n;
+    err << "\n";
+  }
+  if (!s.slowest_hosts.empty()) {
+    err << "  slowest hosts:";
+    for (const auto& [host, mean] : s.slowest_hosts)
+      err << " " << host << " (" << static_cast<long long>(std::llround(mean)) << " ms)";
+    err << "\n";
+  }
+  if (s.queued_left > 0)
+    err << "  " << s.queued_left << " URLs still queued: run the same command again to resume\n";
+}
+
+int run_crawl(const CrawlCommand& command, std::ostream& err) {
+  Loop loop;
+  std::optional<Crawler> crawler;
+  try {
+    crawler.emplace(command.options);
+  } catch (const Error& e) {
+    err << "squall crawl: " << e.what() << "\n";
+    return 2;
+  }
+  int signal_seen = 0;
+  SignalWatch signals(loop, [&](int sig) {
+    if (signal_seen) {
+      // A second signal while stopping: leave at once (the state file is consistent).
+      err << "\nsquall crawl: stopped\n";
+      std::_Exit(128 + sig);
+    }
+    signal_seen = sig;
+    crawler->stop();
+  });
+
+  bool tty = command.progress && !command.quiet && isatty(STDERR_FILENO);
+  bool drawn = false;
+  PeriodicCallback progress(
+      [&] {
+        CrawlProgress p = crawler->progress();
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "\r\033[K%.0f pages/s  fetched %llu  queued %llu  in flight %llu  "
+                      "errors %llu  %.0fs",
+                      p.seconds > 0 ? static_cast<double>(p.fetched) / p.seconds : 0.0,
+                      static_cast<unsigned long long>(p.fetched),
+                      static_cast<unsigned long long>(p.queued),
+                      static_cast<unsigned long long>(p.in_flight),
+                      static_cast<unsigned long long>(p.failed), p.seconds);
+        err << line << std::flush;
+        drawn = true;
+      },
+      std::chrono::milliseconds(100));
+  if (tty) progress.start();
+
+  CrawlSummary summary;
+  try {
+    summary = run_sync(crawler->run());
+  } catch (const std::exception& e) {
+    progress.stop();
+    if (drawn) err << "\r\033[K";
+    err << "squall crawl: " << e.what() << "\n";
+    return 1;
+  }
+  progress.stop();
+  if (drawn) err << "\r\033[K";
+  if (!command.quiet) print_summary(summary, err);
+  if (signal_seen) return 128 + signal_seen;
+  if (summary.timed_out) return 3;
+  return 0;
+}
+
+}  // namespace squall::cli

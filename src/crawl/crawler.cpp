@@ -1,0 +1,650 @@
+// Crawler: workers taking URLs from the host-aware frontier, fetching them with the shared
+// HTTP client, extracting links, and committing state and outputs in batches.
+#include "squall/crawl/crawler.h"
+
+#include <libpsl.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+// GCC 12 warns about std::function inside <regex>'s matcher at -O1 with sanitizers
+// (-Wmaybe-uninitialized, a false positive).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <regex>
+#pragma GCC diagnostic pop
+#include <unordered_map>
+
+#include "squall/core/error.h"
+#include "squall/core/event.h"
+#include "squall/core/log.h"
+#include "squall/core/periodic.h"
+#include "squall/core/spawn.h"
+#include "squall/core/wait.h"
+#include "squall/crawl/frontier.h"
+#include "squall/crawl/links.h"
+#include "squall/crawl/robots.h"
+#include "squall/crawl/seen.h"
+#include "squall/crawl/sniff.h"
+#include "squall/crawl/store.h"
+#include "squall/crawl/warc.h"
+#include "squall/http/client.h"
+
+namespace squall {
+
+using namespace std::chrono_literals;
+
+std::string registrable_domain(std::string_view host) {
+  std::string h(host);
+  // IP addresses have no registrable domain: the address is its own scope.
+  bool ipv4 = !h.empty() && h.find_first_not_of("0123456789.") == std::string::npos;
+  if (ipv4 || h.find(':') != std::string::npos || h.starts_with('[')) return h;
+  const char* d = psl_registrable_domain(psl_builtin(), h.c_str());
+  return d ? std::string(d) : h;
+}
+
+namespace {
+
+// How often the batch of results, outputs and frontier changes is made durable.
+constexpr Duration kCommitPeriod = 500ms;
+// A host failing this many times in a row (no response at all) is paused, longer each time.
+constexpr int kHostFailureThreshold = 5;
+constexpr Duration kHostBackoffMax = 60s;
+constexpr Duration kRetryAfterMax = 10min;
+
+int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+double ms(Duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
+
+std::string iso_time(int64_t unix_ms) {
+  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char out[40];
+  size_t n = std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(out + n, sizeof out - n, ".%03dZ", static_cast<int>(unix_ms % 1000));
+  return out;
+}
+
+// Retry-After in seconds or as an HTTP date; nullopt when absent or unreadable.
+std::optional<Duration> retry_after(const http::Headers& headers) {
+  auto v = headers.get("Retry-After");
+  if (!v || v->empty()) return std::nullopt;
+  if (std::all_of(v->begin(), v->end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (v->size() > 7) return kRetryAfterMax;
+    return std::min<Duration>(std::chrono::seconds(std::stol(std::string(*v))), kRetryAfterMax);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+struct Crawler::State {
+  CrawlerOptions o;
+  std::vector<Url> starts;
+  std::vector<std::string> start_prefixes;
+  std::vector<std::string> start_hosts;
+  std::vector<std::string> start_domains;
+  std::vector<std::regex> include, exclude;
+
+  std::optional<CrawlStore> store;
+  SeenSet seen;
+  Frontier frontier;
+  std::unique_ptr<http::HttpClient> client;
+  std::FILE* jsonl = nullptr;
+  bool jsonl_owned = false;
+  std::optional<WarcWriter> warc;
+
+  enum class Robots : uint8_t { Unknown, Queued, Fetching, Known };
+  struct Host {
+    Robots robots = Robots::Unknown;
+    RobotsPolicy policy = RobotsPolicy::from_response(404, {});
+    RobotsRules rules;
+    TimePoint robots_expires{};
+    int consecutive_failures = 0;
+    uint64_t fetches = 0;
+    double total_ms = 0;
+  };
+  std::unordered_map<std::string, Host> hosts;
+  std::deque<std::string> robots_todo;
+  size_t robots_in_progress = 0;
+
+  int64_t loaded_upto = 0;      // the highest row id pulled from the store into the frontier
+  bool backlog = false;         // queued URLs wait in the store beyond loaded_upto
+  uint64_t done_before = 0;     // pages fetched by earlier runs
+  bool stopping = false;        // no new fetches
+  bool stop_requested = false;  // stop() was called
+  Event wake;
+  Event all_done;
+  size_t workers_running = 0;
+
+  CrawlSummary summary;
+  TimePoint started{};
+
+  explicit State(CrawlerOptions options)
+      : o(std::move(options)),
+        frontier({.per_host = std::max<size_t>(1, o.per_host), .delay = o.delay}) {}
+
+  ~State() {
+    if (jsonl && jsonl_owned) std::fclose(jsonl);
+  }
+
+  // --- scope --------------------------------------------------------------------------------
+
+  bool in_scope(const Url& u) const {
+    std::string_view key = u.dedup_key();
+    switch (o.scope) {
+      case CrawlScope::Prefix:
+        if (std::none_of(start_prefixes.begin(), start_prefixes.end(),
+                         [&](const std::string& p) { return key.substr(0, p.size()) == p; }))
+          return false;
+        break;
+      case CrawlScope::Host:
+        if (std::find(start_hosts.begin(), start_hosts.end(), u.host_port()) == start_hosts.end())
+          return false;
+        break;
+      case CrawlScope::Domain:
+        if (std::find(start_domains.begin(), start_domains.end(), registrable_domain(u.host())) ==
+            start_domains.end())
+          return false;
+        break;
+      case CrawlScope::Any:
+        break;
+    }
+    std::string k(key);
+    if (!include.empty() && std::none_of(include.begin(), include.end(), [&](const std::regex& r) {
+          return std::regex_search(k, r);
+        }))
+      return false;
+    return std::none_of(exclude.begin(), exclude.end(),
+                        [&](const std::regex& r) { return std::regex_search(k, r); });
+  }
+
+  // --- the frontier -------------------------------------------------------------------------
+
+  // Hands a stored URL to the frontier, asking for the host's robots.txt first if needed.
+  void enqueue(CrawlUrl u) {
+    auto parsed = Url::parse(u.url);
+    if (!parsed) return;
+    std::string host = parsed->host_port();
+    if (o.obey_robots) {
+      Host& h = hosts[host];
+      if (h.robots == Robots::Unknown) {
+        h.robots = Robots::Queued;
+        frontier.hold(host);
+        robots_todo.push_back(host);
+      }
+    }
+    frontier.push(host, std::move(u));
+    wake.set();
+  }
+
+  // Takes in a newly found URL: stored, and queued in memory unless the memory share is full.
+  void discover(const Url& u, int depth, std::string_view parent) {
+    std::string_view key = u.dedup_key();
+    if (!seen.insert(key)) return;
+    int64_t id = store->add(key, depth, parent);
+    if (id == 0) return;
+    if (!backlog && frontier.queued() < o.frontier_memory) {
+      loaded_upto = id;
+      enqueue({id, std::string(key), depth, std::string(parent), 0});
+    } else {
+      backlog = true;
+    }
+  }
+
+  // Pulls more queued URLs from the store while the in-memory share is below half.
+  void refill() {
+    if (!backlog || frontier.queued() >= o.frontier_memory / 2) return;
+    size_t want = o.frontier_memory - frontier.queued();
+    auto batch = store->queued(loaded_upto, want);
+    for (auto& u : batch) {
+      loaded_upto = u.id;
+      enqueue(std::move(u));
+    }
+    if (batch.size() < want) backlog = false;
+  }
+
+  bool page_limit_reached() const {
+    return o.max_pages && done_before + summary.fetched >= *o.max_pages;
+  }
+
+  bool nothing_left() const {
+    return frontier.queued() == 0 && frontier.in_flight() == 0 && robots_todo.empty() &&
+           robots_in_progress == 0 && !backlog;
+  }
+
+  // --- outputs and durability ---------------------------------------------------------------
+
+  void open_outputs() {
+    if (!o.jsonl.empty()) {
+      if (o.jsonl == "-") {
+        jsonl = stdout;
+      } else {
+        truncate_to_committed(o.jsonl, "jsonl_offset");
+        jsonl = std::fopen(o.jsonl.c_str(), "ab");
+        if (!jsonl)
+          throw Error(ErrorKind::System,
+                      "cannot open " + o.jsonl + " for JSON lines: " + std::strerror(errno));
+        jsonl_owned = true;
+      }
+    }
+    if (!o.warc.empty()) {
+      truncate_to_committed(o.warc, "warc_offset");
+      warc.emplace(WarcWriter::open(o.warc, {.software = "squall crawl"}));
+    }
+  }
+
+  // A resumed crawl cuts an output back to the length its last commit recorded, so records
+  // of pages whose results were not committed (and will be fetched again) do not repeat.
+  void truncate_to_committed(const std::filesystem::path& path, std::string_view key) {
+    auto offset = store->meta(key);
+    std::error_code ec;
+    if (!offset || !std::filesystem::exists(path, ec)) return;
+    uint64_t keep = std::stoull(*offset);
+    if (std::filesystem::file_size(path, ec) > keep) std::filesystem::resize_file(path, keep, ec);
+  }
+
+  void commit() {
+    if (jsonl) {
+      std::fflush(jsonl);
+      if (jsonl_owned) store->set_meta("jsonl_offset", std::to_string(std::ftell(jsonl)));
+    }
+    if (warc) {
+      warc->flush();
+      store->set_meta("warc_offset", std::to_string(warc->offset()));
+    }
+    store->commit();
+  }
+
+  void write_jsonl(const CrawledPage& p, int64_t fetched_at) {
+    if (!jsonl) return;
+    nlohmann::json j = {{"url", p.url},
+                        {"final_url", p.final_url},
+                        {"status", p.status},
+                        {"depth", p.depth},
+                        {"parent", p.parent.empty() ? nlohmann::json() : nlohmann::json(p.parent)},
+                        {"content_type", p.content_type},
+                        {"length", p.length},
+                        {"fetched_at", iso_time(fetched_at)},
+                        {"elapsed_ms", std::round(p.elapsed_ms * 1000) / 1000},
+                        {"links", p.links},
+                        {"error", p.error.empty() ? nlohmann::json() : nlohmann::json(p.error)}};
+    std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    line.push_back('\n');
+    std::fwrite(line.data(), 1, line.size(), jsonl);
+  }
+
+  // --- robots.txt ---------------------------------------------------------------------------
+
+  Task<void> fetch_robots(std::string host) {
+    ++robots_in_progress;
+    Host& h = hosts[host];
+    h.robots = Robots::Fetching;
+    std::string scheme = "http";
+    // The host key is host:port; the scheme comes from any start URL on that host:port, else
+    // from the port.
+    for (const Url& s : starts)
+      if (s.host_port() == host) scheme = std::string(s.scheme());
+    if (host.size() > 4 && host.ends_with(":443")) scheme = "https";
+    std::string authority = host;
+    if ((scheme == "http" && host.ends_with(":80")) ||
+        (scheme == "https" && host.ends_with(":443")))
+      authority = host.substr(0, host.rfind(':'));
+    http::HttpRequest req;
+    req.url = scheme + "://" + authority + "/robots.txt";
+    req.user_agent = o.user_agent;
+    req.raise_error = false;
+    req.request_timeout = o.request_timeout;
+    req.connect_timeout = o.connect_timeout;
+    req.max_body_size = kRobotsParseLimit + 64 * 1024;
+    req.max_redirects = RobotsPolicy::kMaxRedirects;
+    http::HttpResponse r = co_await client->fetch(std::move(req));
+    Host& after = hosts[host];
+    if (r.code == 599)
+      after.policy = RobotsPolicy::unreachable();
+    else
+      after.policy = RobotsPolicy::from_response(r.code, r.body);
+    after.rules = after.policy.rules_for(o.user_agent);
+    after.robots = Robots::Known;
+    after.robots_expires = Loop::time() + after.policy.refresh_after();
+    TimePoint now = Loop::time();
+    if (auto delay = after.rules.crawl_delay()) frontier.set_delay(host, *delay, now);
+    frontier.unhold(host, now);
+    --robots_in_progress;
+    wake.set();
+  }
+
+  // --- pages --------------------------------------------------------------------------------
+
+  Task<void> fetch_page(FrontierLease lease) {
+    CrawlUrl& u = lease.url;
+    auto parsed = Url::parse(u.url);
+    Host& host = hosts[lease.host];
+    if (o.obey_robots && parsed) {
+      RobotsMatch m = host.rules.match(parsed->request_target());
+      if (!m.allowed) {
+        PageResult r;
+        r.final_url = u.url;
+        r.fetched_at = unix_ms();
+        r.error = "disallowed by robots.txt" + (m.rule ? " (" + m.rule->text + ")" : std::string());
+        store->finish(u.id, UrlState::Skipped, r);
+        ++summary.skipped;
+        co_return;
+      }
+    }
+
+    http::HttpRequest req;
+    req.url = u.url;
+    req.user_agent = o.user_agent;
+    req.raise_error = false;
+    req.request_timeout = o.request_timeout;
+    req.connect_timeout = o.connect_timeout;
+    req.max_body_size = o.max_page_size;
+    std::string head;
+    if (warc) req.header_callback = [&head](std::string_view line) { head.append(line); };
+    int64_t fetched_at = unix_ms();
+    http::HttpResponse r = co_await client->fetch(std::move(req));
+
+    CrawledPage page;
+    page.url = u.url;
+    page.final_url = r.effective_url.empty() ? u.url : r.effective_url;
+    page.depth = u.depth;
+    page.parent = u.parent;
+    page.elapsed_ms = ms(r.times.total);
+    host.fetches++;
+    host.total_ms += page.elapsed_ms;
+
+    bool transient = r.code == 599 || r.code == 429 || r.code >= 500;
+    if (transient && u.attempts < o.retries && !stopping) {
+      // Try again later; the host waits too when it asked to (429, 503 with Retry-After).
+      Duration wait = o.retry_backoff * (1 << std::min(u.attempts, 16));
+      if (auto after = retry_after(r.headers)) wait = std::max(wait, *after);
+      ++u.attempts;
+      store->count_attempt(u.id, u.attempts);
+      ++summary.retried;
+      note_host_outcome(lease.host, r.code);
+      frontier.back_off(lease.host, Loop::time() + wait);
+      frontier.push(lease.host, std::move(u));
+      co_return;
+    }
+    note_host_outcome(lease.host, r.code);
+
+    PageResult result;
+    result.final_url = page.final_url;
+    result.fetched_at = fetched_at;
+    result.elapsed_ms = page.elapsed_ms;
+    if (r.code == 599) {
+      page.error = error_text(r);
+      result.error = page.error;
+      summary.errors[error_kind(r)]++;
+      ++summary.failed;
+      store->finish(u.id, UrlState::Failed, result);
+    } else {
+      page.status = r.code;
+      auto ct = r.headers.get("Content-Type");
+      page.content_type = ct ? std::string(*ct) : std::string();
+      page.length = r.body.size();
+      if (r.code >= 400) page.error = "HTTP " + std::to_string(r.code) + " " + r.reason;
+      summary.statuses[r.code]++;
+      summary.bytes += r.body.size();
+      ++summary.fetched;
+      // A redirect's target is the same page: never fetch it again on its own.
+      if (auto final = Url::parse(page.final_url)) seen.insert(final->dedup_key());
+      if (r.code >= 200 && r.code < 300)
+        page.links = take_links(r, page, ct ? std::optional<std::string_view>(*ct) : std::nullopt);
+      result.status = page.status;
+      result.content_type = page.content_type;
+      result.length = page.length;
+      result.links = page.links;
+      result.error = page.error;
+      store->finish(u.id, UrlState::Done, result);
+      if (warc) {
+        std::string request = "GET " + std::string(parsed ? parsed->request_target() : "/") +
+                              " HTTP/1.1\r\nHost: " + std::string(parsed ? parsed->host() : "") +
+                              "\r\nUser-Agent: " + o.user_agent + "\r\n\r\n";
+        auto date = std::chrono::system_clock::time_point(std::chrono::milliseconds(fetched_at));
+        std::string id = warc->write_response(page.final_url, head, r.body, date);
+        warc->write_request(page.final_url, request, date, id);
+      }
+    }
+    write_jsonl(page, fetched_at);
+    if (o.on_page) o.on_page(page);
+  }
+
+  int take_links(const http::HttpResponse& r, CrawledPage& page,
+                 std::optional<std::string_view> content_type) {
+    std::string_view head(r.body.data(), std::min<size_t>(r.body.size(), 1445));
+    page.html = is_html(content_type, head);
+    if (!page.html) return 0;
+    auto base = Url::parse(page.final_url);
+    if (!base) return 0;
+    LinkOptions lo;
+    lo.page_url = *base;
+    if (auto cs = declared_charset(content_type, head)) lo.charset = *cs;
+    LinkExtractor ex(std::move(lo));
+    ex.feed(r.body);
+    ex.finish();
+    int count = 0;
+    bool may_go_deeper = !o.max_depth || page.depth + 1 <= *o.max_depth;
+    for (const Link& link : ex.links()) {
+      if (!link.url || !link.url->is_http()) continue;
+      ++count;
+      if (link.nofollow && !o.ignore_nofollow) continue;
+      if (!may_go_deeper || !in_scope(*link.url)) continue;
+      if (o.link_filter && !o.link_filter(*link.url, page)) continue;
+      discover(*link.url, page.depth + 1, page.url);
+    }
+    return count;
+  }
+
+  void note_host_outcome(const std::string& host, int code) {
+    Host& h = hosts[host];
+    if (code != 599) {
+      h.consecutive_failures = 0;
+      return;
+    }
+    if (++h.consecutive_failures >= kHostFailureThreshold) {
+      int over = std::min(h.consecutive_failures - kHostFailureThreshold, 6);
+      Duration pause =
+          std::min<Duration>(std::chrono::seconds(int64_t{1} << over), kHostBackoffMax);
+      frontier.back_off(host, Loop::time() + pause);
+    }
+  }
+
+  static std::string error_text(const http::HttpResponse& r) {
+    try {
+      r.rethrow();
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "no response";
+  }
+
+  static std::string error_kind(const http::HttpResponse& r) {
+    try {
+      r.rethrow();
+    } catch (const Error& e) {
+      return std::string(error_kind_name(e.kind()));
+    } catch (...) {
+    }
+    return "other";
+  }
+
+  // --- workers ------------------------------------------------------------------------------
+
+  Task<void> worker() {
+    ++workers_running;
+    try {
+      while (!stopping) {
+        if (page_limit_reached()) break;
+        refill();
+        if (!robots_todo.empty()) {
+          std::string host = std::move(robots_todo.front());
+          robots_todo.pop_front();
+          co_await fetch_robots(std::move(host));
+          continue;
+        }
+        TimePoint now = Loop::time();
+        if (auto lease = frontier.take(now)) {
+          std::string host = lease->host;
+          Host& h = hosts[host];
+          if (o.obey_robots && h.robots == Robots::Known && now >= h.robots_expires) {
+            // The cached robots.txt is too old (RFC 9309 section 2.4): fetch it again first.
+            co_await fetch_robots(host);
+          }
+          co_await fetch_page(std::move(*lease));
+          frontier.release(host, Loop::time());
+          wake.set();
+          continue;
+        }
+        if (nothing_left()) break;
+        wake.clear();
+        Timeout limit = 1s;
+        if (auto at = frontier.next_ready()) limit = std::max<Duration>(*at - now, Duration{});
+        try {
+          co_await wake.wait(limit);
+        } catch (const TimeoutError&) {
+        }
+      }
+    } catch (...) {
+      --workers_running;
+      wake.set();
+      if (workers_running == 0) all_done.set();
+      throw;
+    }
+    --workers_running;
+    // Whoever ends last tells run(); the others may be waiting for work that will not come.
+    wake.set();
+    if (workers_running == 0) all_done.set();
+  }
+
+  void fill_summary() {
+    summary.seconds = std::chrono::duration<double>(Loop::time() - started).count();
+    StoreCounts c = store->counts();
+    summary.queued_left = static_cast<uint64_t>(c.queued);
+    summary.seen = static_cast<uint64_t>(c.total());
+    std::vector<std::pair<std::string, double>> slow;
+    for (const auto& [name, h] : hosts)
+      if (h.fetches > 0) slow.emplace_back(name, h.total_ms / static_cast<double>(h.fetches));
+    std::sort(slow.begin(), slow.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (slow.size() > 5) slow.resize(5);
+    summary.slowest_hosts = std::move(slow);
+  }
+};
+
+Crawler::Crawler(CrawlerOptions options) : state_(std::make_unique<State>(std::move(options))) {
+  State& s = *state_;
+  if (s.o.start_urls.empty()) throw InvalidArgumentError("crawl: give at least one start URL");
+  if (s.o.concurrency == 0) throw InvalidArgumentError("crawl: concurrency must be at least 1");
+  for (const std::string& in : s.o.start_urls) {
+    auto u = Url::parse(in);
+    if (!u)
+      throw InvalidArgumentError("crawl: start URL '" + in +
+                                 "' does not parse: " + std::string(url_error_message(u.error())));
+    if (!u->is_http())
+      throw InvalidArgumentError("crawl: start URL '" + in + "' is not http or https");
+    Url n = u->normalized();
+    s.start_prefixes.emplace_back(n.dedup_key());
+    s.start_hosts.push_back(n.host_port());
+    s.start_domains.push_back(registrable_domain(n.host()));
+    s.starts.push_back(std::move(n));
+  }
+  auto compile = [](const std::vector<std::string>& patterns, std::vector<std::regex>& out,
+                    const char* flag) {
+    for (const std::string& p : patterns) {
+      try {
+        out.emplace_back(p, std::regex::ECMAScript | std::regex::optimize);
+      } catch (const std::regex_error& e) {
+        throw InvalidArgumentError(std::string("crawl: ") + flag + " pattern '" + p +
+                                   "' is not a valid regular expression: " + e.what());
+      }
+    }
+  };
+  compile(s.o.include, s.include, "--include");
+  compile(s.o.exclude, s.exclude, "--exclude");
+}
+
+Crawler::~Crawler() = default;
+
+void Crawler::stop() noexcept {
+  state_->stop_requested = true;
+  state_->stopping = true;
+  state_->wake.set();
+  state_->all_done.set();  // run() takes over: fetches in flight end now and stay queued
+}
+
+CrawlProgress Crawler::progress() const noexcept {
+  const State& s = *state_;
+  CrawlProgress p;
+  p.fetched = s.summary.fetched;
+  p.failed = s.summary.failed;
+  p.queued = s.frontier.queued();
+  p.in_flight = s.frontier.in_flight();
+  if (s.started != TimePoint{})
+    p.seconds = std::chrono::duration<double>(Loop::time() - s.started).count();
+  return p;
+}
+
+Task<CrawlSummary> Crawler::run() {
+  State& s = *state_;
+  s.started = Loop::time();
+  s.store.emplace(CrawlStore::open(s.o.state));
+  s.summary.resumed = !s.store->fresh();
+  if (s.summary.resumed) {
+    s.store->for_each_url([&](std::string_view u) { s.seen.insert(u); });
+    s.done_before = static_cast<uint64_t>(s.store->counts().done);
+  }
+  for (const Url& u : s.starts)
+    if (s.seen.insert(u.dedup_key())) s.store->add(u.dedup_key(), 0, "");
+  s.backlog = true;  // everything queued is in the store: pull it in
+  s.refill();
+  s.open_outputs();
+  s.commit();
+
+  http::ClientOptions co;
+  co.max_clients = s.o.concurrency;
+  co.max_connections_per_host = std::max<size_t>(1, s.o.per_host);
+  co.hostname_mapping = s.o.hostname_mapping;
+  co.defaults.user_agent = s.o.user_agent;
+  s.client = std::make_unique<http::HttpClient>(co);
+
+  PeriodicCallback committer([&s] { s.commit(); }, kCommitPeriod);
+  committer.start();
+
+  std::vector<TaskHandle<void>> workers;
+  for (size_t i = 0; i < s.o.concurrency; ++i) workers.push_back(spawn(s.worker()));
+  try {
+    co_await s.all_done.wait(s.o.timeout);
+  } catch (const TimeoutError&) {
+    s.summary.timed_out = true;
+  }
+  s.stopping = true;
+  for (auto& w : workers) w.kill();
+  co_await joinall(workers);
+  for (auto& w : workers)
+    if (auto e = w.exception()) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const CancelledError&) {
+      } catch (const std::exception& ex) {
+        log(LogLevel::Error, std::string("crawl: a worker failed: ") + ex.what());
+      }
+    }
+  committer.stop();
+  s.summary.stopped = s.stop_requested && !s.summary.timed_out;
+  s.client->close();
+  s.commit();
+  s.fill_summary();
+  co_return s.summary;
+}
+
+}  // namespace squall

@@ -1,0 +1,244 @@
+// The crawler against real sites served by nginx on loopback: a generated site with every
+// tricky link form, and the Tornado documentation the seed's demo crawls.
+#include "squall/crawl/crawler.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "squall/crawl/store.h"
+#include "support/loop_fixture.h"
+#include "support/process.h"
+
+namespace squall {
+namespace {
+
+using test::Process;
+using test::TempDir;
+using namespace std::chrono_literals;
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A generated site (scripts/gensite.py) served by nginx, with the URLs a crawl must reach.
+struct Site {
+  TempDir dir;
+  uint16_t port = test::free_port();
+  std::string origin = "http://127.0.0.1:" + std::to_string(port);
+  Process nginx;
+  std::set<std::string> with_robots, without_robots;
+
+  explicit Site(int pages) {
+    auto root = dir.path() / "site";
+    Process gen =
+        Process::start({"/usr/bin/python3", SQUALL_SOURCE_DIR "/scripts/gensite.py", "--out",
+                        root.string(), "--origin", origin, "--pages", std::to_string(pages)});
+    int status = gen.wait(60s);
+    if (status != 0) throw std::runtime_error("gensite.py failed:\n" + gen.output());
+    auto expected = nlohmann::json::parse(slurp(root / "expected.json"));
+    for (const auto& u : expected["with_robots"]) with_robots.insert(u.get<std::string>());
+    for (const auto& u : expected["without_robots"]) without_robots.insert(u.get<std::string>());
+    nginx = test::start_nginx(dir, "location / { root " + root.string() + "; }", port);
+  }
+
+  // Requests per path in nginx's access log.
+  std::map<std::string, int> hits() const {
+    std::map<std::string, int> out;
+    // Combined log format: ... "GET /path HTTP/1.1" ...
+    std::istringstream log(slurp(dir.path() / "access.log"));
+    for (std::string line; std::getline(log, line);) {
+      size_t start = line.find("\"GET ");
+      size_t end = line.find(" HTTP/", start);
+      if (start != std::string::npos && end != std::string::npos)
+        out[line.substr(start + 5, end - start - 5)]++;
+    }
+    return out;
+  }
+};
+
+class CrawlerTest : public test::LoopTest {
+ protected:
+  CrawlerOptions options_for(const Site& site) {
+    CrawlerOptions o;
+    o.start_urls = {site.origin + "/"};
+    o.state = dir_.path() / "crawl.db";
+    o.concurrency = 8;
+    o.per_host = 8;
+    o.request_timeout = 10s;
+    return o;
+  }
+  std::set<std::string> fetched_urls(const CrawlerOptions& o) {
+    std::set<std::string> out;
+    CrawlStore store = CrawlStore::open(o.state);
+    for (const auto& r : store.results())
+      if (r.state != UrlState::Skipped) out.insert(r.url);
+    return out;
+  }
+  TempDir dir_;
+};
+
+TEST_F(CrawlerTest, FetchesExactlyTheReachablePagesOfAGeneratedSite) {
+  Site site(300);
+  CrawlerOptions o = options_for(site);
+  o.jsonl = (dir_.path() / "out.jsonl").string();
+  o.warc = dir_.path() / "out.warc.gz";
+  Crawler crawler(o);
+  CrawlSummary s = run(crawler.run());
+  EXPECT_FALSE(s.timed_out);
+  EXPECT_FALSE(s.resumed);
+
+  std::set<std::string> got = fetched_urls(o);
+  std::vector<std::string> missing, extra;
+  std::set_difference(site.with_robots.begin(), site.with_robots.end(), got.begin(), got.end(),
+                      std::back_inserter(missing));
+  std::set_difference(got.begin(), got.end(), site.with_robots.begin(), site.with_robots.end(),
+                      std::back_inserter(extra));
+  EXPECT_THAT(missing, testing::IsEmpty());
+  EXPECT_THAT(extra, testing::IsEmpty());
+  EXPECT_EQ(s.fetched, site.with_robots.size());
+  EXPECT_GT(s.skipped, 0u) << "links to /private/ are disallowed by robots.txt";
+  EXPECT_GT(s.statuses[404], 0u);
+  EXPECT_EQ(s.queued_left, 0u);
+
+  // Each page once; robots.txt once; nothing under /private/.
+  for (const auto& [path, n] : site.hits()) {
+    EXPECT_EQ(n, 1) << path;
+    EXPECT_EQ(path.rfind("/private/", 0), std::string::npos) << path;
+  }
+  EXPECT_EQ(site.hits()["/robots.txt"], 1);
+
+  // One JSON line per stored page, with the issue's fields.
+  std::istringstream lines(slurp(o.jsonl));
+  size_t count = 0;
+  for (std::string line; std::getline(lines, line); ++count) {
+    auto j = nlohmann::json::parse(line);
+    for (const char* key : {"url", "final_url", "status", "depth", "parent", "content_type",
+                            "length", "fetched_at", "elapsed_ms", "links", "error"})
+      EXPECT_TRUE(j.contains(key)) << key << " in " << line;
+  }
+  EXPECT_EQ(count, s.fetched);
+  EXPECT_GT(std::filesystem::file_size(o.warc), 1000u);
+}
+
+TEST_F(CrawlerTest, IgnoringRobotsReachesThePrivatePages) {
+  Site site(120);
+  CrawlerOptions o = options_for(site);
+  o.obey_robots = false;
+  Crawler crawler(o);
+  CrawlSummary s = run(crawler.run());
+  EXPECT_EQ(fetched_urls(o), site.without_robots);
+  EXPECT_EQ(s.skipped, 0u);
+  EXPECT_EQ(site.hits().count("/robots.txt"), 0u);
+}
+
+TEST_F(CrawlerTest, ResumesWithoutFetchingAnythingTwice) {
+  Site site(200);
+  CrawlerOptions o = options_for(site);
+  o.jsonl = (dir_.path() / "out.jsonl").string();
+  o.max_pages = 40;
+  {
+    Crawler first(o);
+    CrawlSummary s = run(first.run());
+    EXPECT_GE(s.fetched, 40u);
+    EXPECT_GT(s.queued_left, 0u);
+  }
+  o.max_pages.reset();
+  Crawler second(o);
+  CrawlSummary s = run(second.run());
+  EXPECT_TRUE(s.resumed);
+  EXPECT_EQ(fetched_urls(o), site.with_robots);
+  for (const auto& [path, n] : site.hits()) {
+    if (path != "/robots.txt") {
+      EXPECT_EQ(n, 1) << path << " fetched twice";
+    }
+  }
+  std::istringstream lines(slurp(o.jsonl));
+  std::set<std::string> urls;
+  for (std::string line; std::getline(lines, line);)
+    EXPECT_TRUE(urls.insert(nlohmann::json::parse(line)["url"]).second) << line;
+  EXPECT_EQ(urls, site.with_robots);
+}
+
+TEST_F(CrawlerTest, DepthAndScopeLimits) {
+  Site site(100);
+  CrawlerOptions o = options_for(site);
+  o.max_depth = 1;
+  Crawler crawler(o);
+  run(crawler.run());
+  std::set<std::string> got = fetched_urls(o);
+  // The index (depth 0) and the ten pages it links to (depth 1).
+  EXPECT_EQ(got.size(), 11u);
+  EXPECT_TRUE(got.count(site.origin + "/p/9.html"));
+}
+
+TEST_F(CrawlerTest, ExcludePatternsAndLinkFilter) {
+  Site site(100);
+  CrawlerOptions o = options_for(site);
+  o.exclude = {"\\?v="};
+  int filtered = 0;
+  o.link_filter = [&](const Url& u, const CrawledPage&) {
+    if (u.path().starts_with("/d/")) {
+      ++filtered;
+      return false;
+    }
+    return true;
+  };
+  Crawler crawler(o);
+  run(crawler.run());
+  for (const std::string& u : fetched_urls(o)) {
+    EXPECT_EQ(u.find("?v="), std::string::npos) << u;
+    EXPECT_EQ(u.find("/d/"), std::string::npos) << u;
+  }
+  EXPECT_GT(filtered, 0);
+}
+
+TEST_F(CrawlerTest, AnUnreachableStartFailsCleanlyWithRetries) {
+  CrawlerOptions o;
+  uint16_t port = test::free_port();  // nothing listens there
+  o.start_urls = {"http://127.0.0.1:" + std::to_string(port) + "/"};
+  o.state = dir_.path() / "crawl.db";
+  o.retries = 1;
+  o.retry_backoff = 10ms;
+  o.obey_robots = false;  // an unreachable robots.txt would disallow the whole host
+  Crawler crawler(o);
+  CrawlSummary s = run(crawler.run());
+  EXPECT_EQ(s.fetched, 0u);
+  EXPECT_EQ(s.failed, 1u);
+  EXPECT_EQ(s.retried, 1u);
+  EXPECT_EQ(s.errors.size(), 1u);
+}
+
+TEST_F(CrawlerTest, BadOptionsAreClearErrors) {
+  CrawlerOptions o;
+  EXPECT_THROW(Crawler{o}, InvalidArgumentError);
+  o.start_urls = {"not a url"};
+  EXPECT_THROW(Crawler{o}, InvalidArgumentError);
+  o.start_urls = {"ftp://127.0.0.1/"};
+  EXPECT_THROW(Crawler{o}, InvalidArgumentError);
+  o.start_urls = {"http://127.0.0.1/"};
+  o.include = {"("};
+  try {
+    Crawler c(o);
+    FAIL();
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_THAT(e.what(), testing::HasSubstr("--include"));
+  }
+}
+
+TEST(RegistrableDomain, UsesThePublicSuffixList) {
+  EXPECT_EQ(registrable_domain("www.example.co.uk"), "example.co.uk");
+  EXPECT_EQ(registrable_domain("docs.python.org"), "python.org");
+  EXPECT_EQ(registrable_domain("127.0.0.1"), "127.0.0.1");
+}
+
+}  // namespace
+}  // namespace squall
