@@ -429,12 +429,14 @@ class TlsTransport final : public Transport {
     return socket_.shutdown_write();
   }
 
+  // No close_notify here: it tells the peer that everything was sent, which a close (after an
+  // error, a timeout, a kill) does not mean. shutdown_write() is the clean end.
   void close() noexcept override {
     if (ssl_) {
-      // A courtesy close_notify when the connection is healthy and the socket takes it now;
-      // never after a fatal error (OpenSSL forbids it), never waiting.
-      if (!fatal_ && !notify_sent_ && SSL_is_init_finished(ssl_)) {
-        ERR_clear_error();
+      // A quiet shutdown only marks the connection ended: without it, OpenSSL would take the
+      // close for an abort and make the session unresumable. (A fatal error already did.)
+      if (SSL_is_init_finished(ssl_)) {
+        SSL_set_quiet_shutdown(ssl_, 1);
         SSL_shutdown(ssl_);
       }
       ERR_clear_error();
@@ -456,10 +458,7 @@ class TlsTransport final : public Transport {
       int r = SSL_do_handshake(ssl_);
       if (r == 1) break;
       int e = SSL_get_error(ssl_, r);
-      if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
-        fatal_ = true;
-        throw handshake_error(e, host);
-      }
+      if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) throw handshake_error(e, host);
       Timeout left;
       if (deadline != TimePoint::max()) left = std::max(deadline - Clock::now(), Duration::zero());
       try {
@@ -501,12 +500,10 @@ class TlsTransport final : public Transport {
       case SSL_ERROR_ZERO_RETURN:
         return {0, 0};
       case SSL_ERROR_SYSCALL:
-        fatal_ = true;
         ERR_clear_error();
         // An errno from our BIO, or none: the peer closed where OpenSSL wanted more.
         return {0, socket_error_ ? socket_error_ : ECONNRESET};
       default:
-        fatal_ = true;
         try {
           error_ = std::make_exception_ptr(
               TlsError(TlsFailure::Protocol, peer_, "protocol error: " + openssl_reasons()));
@@ -631,7 +628,6 @@ class TlsTransport final : public Transport {
   std::string gather_;
   int socket_error_ = 0;
   bool eof_ = false;
-  bool fatal_ = false;
   bool notify_sent_ = false;
   std::exception_ptr error_;
 

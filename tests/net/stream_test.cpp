@@ -10,6 +10,7 @@
 #include "squall/net/net_error.h"
 #include "squall/net/socket.h"
 #include "squall/net/tcp_client.h"
+#include "squall/net/tls.h"
 #include "support/bytes.h"
 #include "support/loop_fixture.h"
 #include "support/process.h"
@@ -47,6 +48,30 @@ Task<Pair> connected_pair(int family, StreamOptions client_options, StreamOption
                         server_options)};
 }
 
+// The stream suite's TLS variant: a TLS connection over 127.0.0.1.
+constexpr int kTls = -1;
+
+const test::CertFiles& tls_certificate() {
+  static test::TempDir dir;
+  static test::CertFiles files = test::make_self_signed(dir, "stream", "localhost");
+  return files;
+}
+
+// Both ends upgraded at once: the server's handshake in a task of its own.
+Task<Pair> tls_pair(StreamOptions client_options, StreamOptions server_options) {
+  Pair plain = co_await connected_pair(AF_INET, client_options, server_options);
+  TlsServerOptions server_tls;
+  server_tls.cert_file = tls_certificate().cert.string();
+  server_tls.key_file = tls_certificate().key.string();
+  TlsClientOptions client_tls;
+  client_tls.ca_file = tls_certificate().cert.string();
+  auto server = spawn(start_tls_server(std::move(plain.server), server_tls));
+  std::string name = "localhost";
+  Stream client = co_await start_tls(std::move(plain.client), name, client_tls);
+  Stream secure_server = co_await server;
+  co_return Pair{std::move(client), std::move(secure_server)};
+}
+
 StreamOptions limits(size_t max_buffer_size, size_t read_chunk_size) {
   StreamOptions options;
   options.max_buffer_size = max_buffer_size;
@@ -79,7 +104,7 @@ bool ipv6_loopback_available() {
   return s.bind(Address::ipv6_loopback(0)) == 0;
 }
 
-// Every stream test runs over each transport: TCP on 127.0.0.1 and on ::1 (TLS joins later).
+// Every stream test runs over each transport: TCP on 127.0.0.1 and on ::1, and TLS.
 class StreamTest : public test::LoopTest, public ::testing::WithParamInterface<int> {
  protected:
   void SetUp() override {
@@ -87,6 +112,7 @@ class StreamTest : public test::LoopTest, public ::testing::WithParamInterface<i
       GTEST_SKIP() << "::1 is not available on this machine";
   }
   Task<Pair> pair(StreamOptions client_options = {}, StreamOptions server_options = {}) {
+    if (GetParam() == kTls) return tls_pair(client_options, server_options);
     return connected_pair(GetParam(), client_options, server_options);
   }
 };
@@ -440,6 +466,11 @@ TEST_P(StreamTest, SendFileOfAFileShorterThanAskedFailsAndClosesTheStream) {
           << e.what();
     }
     EXPECT_TRUE(p.client.closed());
+    if (GetParam() == kTls) {
+      // The client closed with TLS session tickets unread: the kernel resets the connection,
+      // and what the server gets of the 1000 bytes is up to the race with the reset.
+      co_return;
+    }
     EXPECT_EQ((co_await p.server.read_until_close()).size(), 1000u);
   };
   run(body());
@@ -474,9 +505,11 @@ TEST_P(StreamTest, ATransportCanBeHandedOverOnlyWhenNothingIsPending) {
   run(body());
 }
 
-INSTANTIATE_TEST_SUITE_P(Tcp, StreamTest, ::testing::Values(AF_INET, AF_INET6),
+INSTANTIATE_TEST_SUITE_P(Tcp, StreamTest, ::testing::Values(AF_INET, AF_INET6, kTls),
                          [](const ::testing::TestParamInfo<int>& info) {
-                           return std::string(info.param == AF_INET ? "Ipv4" : "Ipv6");
+                           return std::string(info.param == AF_INET    ? "Ipv4"
+                                              : info.param == AF_INET6 ? "Ipv6"
+                                                                       : "Tls");
                          });
 
 }  // namespace

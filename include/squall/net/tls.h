@@ -22,7 +22,9 @@
 // End of stream: a peer that closes TCP without sending close_notify is read as an ordinary
 // end of stream (OpenSSL 3's SSL_OP_IGNORE_UNEXPECTED_EOF), as browsers and curl do; the
 // framing above (Content-Length, chunked) decides whether the data was complete. Stream's
-// shutdown_write() sends close_notify, then FIN.
+// shutdown_write() sends close_notify, then FIN; close() sends no close_notify, because it
+// would tell the peer that everything was sent, which a close after an error, a timeout or a
+// kill does not mean (a server that ends a connection cleanly calls shutdown_write() first).
 //
 // Errors are TlsError (a NetError of kind Tls and phase Tls) whose failure() says what went
 // wrong in a form a program can branch on, and whose message says it in words a user acts
