@@ -97,19 +97,36 @@ std::string_view url_error_message(UrlError error) noexcept {
   return "unknown URL error";
 }
 
-UrlResult Url::parse(std::string_view input, const Url* base, std::string_view query_encoding) {
+namespace {
+
+UrlError parse_into(Url& url, std::string_view input, const Url* base,
+                    std::string_view query_encoding) {
   auto c0_or_space = [](char c) { return static_cast<unsigned char>(c) <= 0x20; };
   while (!input.empty() && c0_or_space(input.front())) input.remove_prefix(1);
   while (!input.empty() && c0_or_space(input.back())) input.remove_suffix(1);
-  if (input.size() > kMaxInputLength) return UrlError::TooLong;
-  if (input.find_first_of("\t\n\r") == std::string_view::npos)
-    return detail::UrlParser(input, base, query_encoding).run();
+  if (input.size() > Url::kMaxInputLength) return UrlError::TooLong;
+  bool clean = true;
+  for (char c : input) clean &= c != '\t' && c != '\n' && c != '\r';
+  if (clean) return detail::UrlParser(input, base, query_encoding, url).run();
   // Hrefs split over lines are common enough in real markup to deserve the inline buffer too.
   detail::UrlBuffer cleaned;
   cleaned.reserve(input.size());
   for (char c : input)
     if (c != '\t' && c != '\n' && c != '\r') cleaned.push_back(c);
-  return detail::UrlParser(cleaned.view(), base, query_encoding).run();
+  return detail::UrlParser(cleaned.view(), base, query_encoding, url).run();
+}
+
+}  // namespace
+
+UrlResult Url::parse(std::string_view input, const Url* base, std::string_view query_encoding) {
+  // The parser writes into the result itself: a Url is a few hundred bytes, not worth moving.
+  UrlResult result{Url()};
+  if (UrlError error = parse_into(*result.url_, input, base, query_encoding);
+      error != UrlError::None) {
+    result.url_.reset();
+    result.error_ = error;
+  }
+  return result;
 }
 
 std::string_view Url::username() const noexcept {

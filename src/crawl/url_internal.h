@@ -111,10 +111,12 @@ UrlError parse_host(std::string_view host, bool special, UrlBuffer& out, UrlHost
 // hosts, and queries in a legacy encoding).
 class UrlParser {
  public:
-  UrlParser(std::string_view input, const Url* base, std::string_view query_encoding)
-      : in_(input), base_(base), query_encoding_(query_encoding) {}
+  // Parses into `url`, a freshly constructed Url.
+  UrlParser(std::string_view input, const Url* base, std::string_view query_encoding, Url& url)
+      : in_(input), base_(base), query_encoding_(query_encoding), url_(url) {}
 
-  UrlResult run();
+  // UrlError::None once `url` holds the result; on error `url` holds garbage.
+  UrlError run();
 
  private:
   enum class State {
@@ -172,7 +174,7 @@ class UrlParser {
   std::string_view in_;
   const Url* base_;
   std::string_view query_encoding_;
-  Url url_;
+  Url& url_;
   size_t p_ = 0;
   State state_ = State::SchemeStart;
   bool path_begun_ = false;

@@ -64,7 +64,7 @@ void UrlParser::shorten_path() {
   if (slash != std::string_view::npos) out().truncate(url_.path_start_ + slash);
 }
 
-UrlResult UrlParser::run() {
+UrlError UrlParser::run() {
   out().reserve(in_.size() + (base_ ? base_->href_.size() : 0) + 8);
   while (state_ != State::Done) {
     if (state_ >= State::PathStart && !path_begun_) begin_path();
@@ -326,7 +326,7 @@ UrlResult UrlParser::run() {
     }
   }
   finish();
-  return std::move(url_);
+  return UrlError::None;
 }
 
 // The authority state and the host and port states it hands over to, on in_[p_, end).

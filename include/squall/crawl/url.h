@@ -304,6 +304,8 @@ class UrlResult {
   const Url* operator->() const noexcept { return &*url_; }
 
  private:
+  friend class Url;  // Url::parse builds its result in place
+
   std::optional<Url> url_;
   UrlError error_ = UrlError::None;
 };
