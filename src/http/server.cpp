@@ -23,6 +23,8 @@ namespace {
 
 // Response bytes buffered before write() sends them on its own.
 constexpr size_t kWriteBuffer = 64 * 1024;
+// send_file() copies files up to this size instead of handing them to sendfile.
+constexpr size_t kSmallFile = 16 * 1024;
 // After a response that leaves input unread (an error, a refused body), the connection reads
 // and drops what the client still sends for up to this long before closing, so the kernel does
 // not answer those bytes with a reset that could destroy the response in flight.
@@ -362,7 +364,7 @@ bool Connection::setup_request(int& error_status, std::string_view& error_messag
   head_request_ = view_.method == "HEAD";
 
   r.remote_ip_ = host_of(stream_.peer());
-  r.protocol_ = "http";
+  r.protocol_ = stream_.tls() ? "https" : "http";
   if (real_ip && !real_ip->empty()) {
     r.remote_ip_ = *real_ip;
   } else if (forwarded_for) {
@@ -827,27 +829,44 @@ Task<void> Connection::send_file(int fd, off_t offset, size_t count) {
     append_number(length, body_buf_.size() + count);
     resp_.headers_.set("Content-Length", length);
   }
+  if (head_request_) {
+    resp_.bytes_written_ += count;
+    co_return;
+  }
+  if (count <= kSmallFile) {
+    // A small file joins the buffered body: head and body then leave in one write, where
+    // sendfile would cost a second system call and a second packet.
+    size_t at = body_buf_.size();
+    body_buf_.resize(at + count);
+    size_t got = 0;
+    while (got < count) {
+      ssize_t n =
+          ::pread(fd, body_buf_.data() + at + got, count - got, offset + static_cast<off_t>(got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        body_buf_.resize(at);
+        throw SystemError("pread (the file is shorter than the range to send)",
+                          n < 0 ? errno : EIO);
+      }
+      got += static_cast<size_t>(n);
+    }
+    resp_.bytes_written_ += count;
+    co_return;
+  }
   resp_.bytes_written_ += count;
-  if (head_request_) co_return;
   co_await flush(false);
-  if (!body_allowed_) co_return;
-  std::string chunk;
-  size_t left = count;
-  while (left > 0) {
-    chunk.resize(std::min(left, kWriteBuffer));
-    ssize_t n;
-    do {
-      n = ::pread(fd, chunk.data(), chunk.size(), offset);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) throw SystemError("pread", errno);
-    if (n == 0) throw SystemError("pread (the file is shorter than the range to send)", EIO);
-    chunk.resize(static_cast<size_t>(n));
-    offset += n;
-    left -= static_cast<size_t>(n);
+  if (!body_allowed_ || count == 0) co_return;
+  if (declared_length_ && sent_body_ + count > *declared_length_)
+    throw InvalidStateError("the response body is longer than its Content-Length");
+  sent_body_ += count;
+  if (chunked_) {
     out_.clear();
-    append_body(out_, chunk);
+    append_hex(out_, count);
+    out_.append("\r\n");
     co_await stream_.write(std::string_view(out_));
   }
+  co_await stream_.send_file(fd, offset, count);
+  if (chunked_) co_await stream_.write(std::string_view("\r\n"));
 }
 
 }  // namespace detail

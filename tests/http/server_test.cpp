@@ -335,6 +335,7 @@ TEST_F(HttpServerTest, SendFileSendsTheRangeWithItsLength) {
   ASSERT_GE(fd, 0);
   start([fd](ServerRequest& q, ServerResponse& r) -> Task<void> {
     co_await r.write("<");
+    if (q.path() == "/chunked") co_await r.flush();
     co_await r.send_file(fd, 10, q.path() == "/small" ? 5 : 90000);
     EXPECT_EQ(r.bytes_written(), q.path() == "/small" ? 6u : 90001u);
   });
@@ -345,6 +346,11 @@ TEST_F(HttpServerTest, SendFileSendsTheRangeWithItsLength) {
     EXPECT_EQ(r.body, std::string("<").append(contents, 10, 5));
     r = co_await read_reply(c);
     EXPECT_EQ(r.headers.get("Content-Length"), "90001");
+    EXPECT_EQ(r.body, std::string("<").append(contents, 10, 90000));
+    // After the head went out without a length, the file goes out as one chunk.
+    co_await c.write("GET /chunked HTTP/1.1\r\nHost: x\r\n\r\n");
+    r = co_await read_reply(c);
+    EXPECT_EQ(r.headers.get("Transfer-Encoding"), "chunked");
     EXPECT_EQ(r.body, std::string("<").append(contents, 10, 90000));
     co_await stop();
   }());

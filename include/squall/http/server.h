@@ -219,10 +219,12 @@ class ServerResponse {
   // connection go on to the next request. Idempotent. A body shorter than a Content-Length the
   // handler set is logged and the connection closed, as the client could not frame what follows.
   [[nodiscard]] Task<void> finish();
-  // Sends `count` bytes of the open file `fd` from `offset` as body bytes (sendfile when the
-  // transport allows it), after whatever was written before. With no Content-Length set and
-  // nothing sent yet, Content-Length becomes the buffered size plus `count`. The descriptor is
-  // not closed. Throws SystemError if the file is shorter than asked.
+  // Sends `count` bytes of the open file `fd` from `offset` as body bytes, after whatever was
+  // written before: small files are copied into the buffered body (one write with the head),
+  // larger ones go out with Stream::send_file (sendfile(2) on plain TCP). With no
+  // Content-Length set and nothing sent yet, Content-Length becomes the buffered size plus
+  // `count`. The descriptor is not closed. A file shorter than asked is a SystemError (small
+  // files) or the stream's NetError, which closes the connection.
   [[nodiscard]] Task<void> send_file(int fd, off_t offset, size_t count);
 
   bool headers_sent() const noexcept { return headers_sent_; }
