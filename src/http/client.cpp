@@ -18,6 +18,7 @@
 #include "squall/net/resolver.h"
 #include "squall/net/stream.h"
 #include "squall/net/tcp_client.h"
+#include "squall/net/tls.h"
 
 namespace squall::http {
 
@@ -430,9 +431,17 @@ struct Settings {
   const std::optional<std::string>* auth_username = nullptr;
   const std::optional<std::string>* auth_password = nullptr;
   std::string_view proxy;
+  const std::optional<std::string>* proxy_username = nullptr;
+  const std::optional<std::string>* proxy_password = nullptr;
+  bool validate_cert = true;
+  std::string_view ca_certs, client_cert, client_key;
   size_t max_header_size = 0;
   size_t max_body_size = 0;
 };
+
+std::string_view either(const std::string& mine, const std::string& fallback) {
+  return !mine.empty() ? std::string_view(mine) : std::string_view(fallback);
+}
 
 Settings settle(const ClientOptions& o, const HttpRequest& r) {
   const HttpRequest& d = o.defaults;
@@ -449,7 +458,13 @@ Settings settle(const ClientOptions& o, const HttpRequest& r) {
   }
   s.auth_username = r.auth_username ? &r.auth_username : &d.auth_username;
   s.auth_password = r.auth_password ? &r.auth_password : &d.auth_password;
-  s.proxy = !r.proxy.empty() ? std::string_view(r.proxy) : std::string_view(d.proxy);
+  s.proxy = either(r.proxy, d.proxy);
+  s.proxy_username = r.proxy_username ? &r.proxy_username : &d.proxy_username;
+  s.proxy_password = r.proxy_password ? &r.proxy_password : &d.proxy_password;
+  s.validate_cert = r.validate_cert.value_or(d.validate_cert.value_or(true));
+  s.ca_certs = either(r.ca_certs, d.ca_certs);
+  s.client_cert = either(r.client_cert, d.client_cert);
+  s.client_key = either(r.client_key, d.client_key);
   s.max_header_size = r.max_header_size.value_or(d.max_header_size.value_or(o.max_header_size));
   s.max_body_size = r.max_body_size.value_or(
       d.max_body_size.value_or(o.max_body_size.value_or(o.max_buffer_size)));
@@ -464,7 +479,12 @@ struct Hop {
   Headers own_headers;
   const std::string* body = nullptr;  // memory body, or null
   const BodyProducer* producer = nullptr;
-  bool credentials = true;  // the request's own auth and cookies still apply (same origin)
+  bool credentials = true;          // the request's own auth and cookies still apply (same origin)
+  std::optional<Target> proxy;      // the forwarding proxy, if any
+  std::string proxy_authorization;  // "Basic ..." for Proxy-Authorization, or empty
+  // An http URL through a proxy: the request line carries the absolute URL and the proxy's
+  // credentials. (An https URL tunnels: the origin sees an ordinary request.)
+  bool forwarded() const noexcept { return proxy && !target.https; }
 };
 
 // How an exchange ended, beyond the response fields.
@@ -489,6 +509,7 @@ std::string build_head(const ClientCore& c, const HttpRequest& req, const Settin
   head.reserve(256 + hop.target.path.size());
   head += hop.method;
   head += ' ';
+  if (hop.forwarded()) head += hop.target.origin();
   head += hop.target.path;
   head += " HTTP/1.1\r\n";
   auto field = [&head](std::string_view name, std::string_view value) {
@@ -499,6 +520,9 @@ std::string build_head(const ClientCore& c, const HttpRequest& req, const Settin
   };
   if (!hop.headers->contains("Host")) field("Host", hop.target.authority);
   if (!hop.headers->contains("User-Agent")) field("User-Agent", s.user_agent);
+  if (hop.forwarded() && !hop.proxy_authorization.empty() &&
+      !hop.headers->contains("Proxy-Authorization"))
+    field("Proxy-Authorization", hop.proxy_authorization);
   for (const auto& h : c.options.defaults.headers) {
     if (!hop.headers->contains(h.name)) field(h.name, h.value);
   }
@@ -948,17 +972,70 @@ bool is_foreign(std::exception_ptr e, TimePoint hop_deadline) {
   }
 }
 
-Task<std::unique_ptr<PooledConnection>> open_connection(ClientCore& c, const Target& t,
-                                                        TimePoint deadline, RequestTimes& times,
-                                                        TimePoint start) {
+// Opens a CONNECT tunnel through the proxy on `stream` to the hop's origin.
+Task<void> open_tunnel(Stream& stream, const Hop& hop, const Settings& s) {
+  std::string authority = hop.target.host.find(':') != std::string::npos
+                              ? "[" + hop.target.host + "]"
+                              : hop.target.host;
+  authority += ':';
+  authority += std::to_string(hop.target.port);
+  std::string head = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n";
+  if (!hop.proxy_authorization.empty()) {
+    head += "Proxy-Authorization: ";
+    head += hop.proxy_authorization;
+    head += "\r\n";
+  }
+  head += "\r\n";
+  co_await stream.write(std::move(head));
+  std::array<HeaderView, kMaxFields> storage;
+  HeadLimits limits;
+  limits.max_head = s.max_header_size;
+  limits.max_start_line = std::min<size_t>(limits.max_start_line, s.max_header_size);
+  size_t previous = 0;
+  for (;;) {
+    std::string_view buf = stream.buffered();
+    if (!buf.empty()) {
+      ResponseView view;
+      ParseResult p = parse_response(buf, view, storage, limits, previous);
+      if (p.status == ParseStatus::Ok) {
+        if (view.status >= 100 && view.status < 200) {
+          stream.consume(p.consumed);
+          previous = 0;
+          continue;
+        }
+        if (view.status < 200 || view.status >= 300) {
+          throw NetError(ErrorKind::Connect, NetPhase::Connect, stream.peer(),
+                         "the proxy refused the tunnel to " + authority + ": " +
+                             std::to_string(view.status) + " " + std::string(view.reason));
+        }
+        stream.consume(p.consumed);
+        if (!stream.buffered().empty())
+          throw NetError(ErrorKind::Protocol, NetPhase::Connect, stream.peer(),
+                         "the proxy sent bytes after accepting the tunnel, before TLS began");
+        co_return;
+      }
+      if (p.status != ParseStatus::Incomplete)
+        throw protocol_error(stream, "bad answer to CONNECT", p.status);
+      previous = buf.size();
+    }
+    if (co_await stream.read_more() == 0)
+      throw NetError(ErrorKind::Closed, NetPhase::Connect, stream.peer(),
+                     "the proxy closed the connection instead of opening a tunnel");
+  }
+}
+
+Task<std::unique_ptr<PooledConnection>> open_connection(ClientCore& c, const Hop& hop,
+                                                        const Settings& s, TimePoint deadline,
+                                                        RequestTimes& times) {
+  // Through a proxy, the connection goes to the proxy; the origin is reached over it.
+  const Target& to = hop.proxy ? *hop.proxy : hop.target;
   TimePoint t0 = Loop::time();
-  std::string peer = t.authority;
   std::vector<Address> addresses;
   try {
-    addresses = co_await with_deadline(deadline, c.resolver().resolve(t.host, t.port));
+    addresses = co_await with_deadline(deadline, c.resolver().resolve(to.host, to.port));
   } catch (const TimeoutError&) {
     if (Loop::time() < deadline) throw;
-    throw NetError(ErrorKind::Timeout, NetPhase::Resolve, peer,
+    throw NetError(ErrorKind::Timeout, NetPhase::Resolve, to.authority,
                    "Timeout while connecting: no address within " + milliseconds(deadline - t0));
   }
   TimePoint t1 = Loop::time();
@@ -968,18 +1045,51 @@ Task<std::unique_ptr<PooledConnection>> open_connection(ClientCore& c, const Tar
   options.timeout = std::max(Duration::zero(), deadline - t1);
   options.resolver = &fixed;
   options.stream.max_buffer_size = c.options.max_buffer_size;
-  Stream stream = co_await tcp_connect(t.host, t.port, options);
-  times.connect = Loop::time() - t1;
-  (void)start;
+  Stream stream = co_await tcp_connect(to.host, to.port, options);
+  TimePoint t2 = Loop::time();
+  times.connect = t2 - t1;
   c.stats.connections_opened++;
+  if (hop.target.https) {
+    auto secure = [&]() -> Task<Stream> {
+      if (hop.proxy) co_await open_tunnel(stream, hop, s);
+      TlsClientOptions tls;
+      tls.verify = s.validate_cert;
+      tls.ca_file.assign(s.ca_certs);
+      tls.cert_file.assign(s.client_cert);
+      tls.key_file.assign(s.client_key);
+      tls.alpn = {"http/1.1"};
+      if (hop.proxy) tls.session_key = hop.target.host + ":" + std::to_string(hop.target.port);
+      co_return co_await start_tls(std::move(stream), hop.target.host, std::move(tls));
+    };
+    try {
+      stream = co_await with_deadline(deadline, secure());
+    } catch (const TimeoutError&) {
+      if (Loop::time() < deadline) throw;
+      throw NetError(
+          ErrorKind::Timeout, NetPhase::Tls, hop.target.authority,
+          "Timeout while connecting: no TLS session within " + milliseconds(deadline - t0));
+    }
+    times.tls = Loop::time() - t2;
+  }
   co_return std::make_unique<PooledConnection>(std::move(stream));
 }
 
-std::string pool_key(const Target& t, std::string_view proxy) {
+// Connections are shared only by requests that would have opened the same one: same origin,
+// same proxy, and for https the same verification settings and client certificate (a
+// connection verified against one CA must not serve a request that trusts another).
+std::string pool_key(const Target& t, const Settings& s) {
   std::string key = t.origin();
-  if (!proxy.empty()) {
+  if (!s.proxy.empty()) {
     key += '|';
-    key += proxy;
+    key += s.proxy;
+  }
+  if (t.https) {
+    key += s.validate_cert ? "|verify:" : "|noverify:";
+    key += s.ca_certs;
+    key += '|';
+    key += s.client_cert;
+    key += '|';
+    key += s.client_key;
   }
   return key;
 }
@@ -1133,11 +1243,26 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
     co_return fail(std::make_exception_ptr(InvalidArgumentError(*error)),
                    ErrorKind::InvalidArgument, "bad URL '" + req.url + "': " + *error);
   }
-  if (hop.target.https) {
-    co_return fail(nullptr, ErrorKind::Tls, "https is not available in this build yet");
-  }
   if (!s.proxy.empty()) {
-    co_return fail(nullptr, ErrorKind::InvalidArgument, "proxies are not available yet");
+    Target proxy;
+    if (auto error = parse_target(s.proxy, proxy); error || proxy.https) {
+      co_return fail(nullptr, ErrorKind::InvalidArgument,
+                     "bad proxy '" + std::string(s.proxy) +
+                         "': " + (error ? *error : "only http:// proxies are supported"));
+    }
+    const std::optional<std::string>* user = s.proxy_username;
+    const std::optional<std::string>* password = s.proxy_password;
+    if (!*user && proxy.user) {
+      user = &proxy.user;
+      password = &proxy.password;
+    }
+    if (*user) {
+      std::string credentials = **user;
+      credentials += ':';
+      if (*password) credentials += **password;
+      hop.proxy_authorization = "Basic " + base64(credentials);
+    }
+    hop.proxy = std::move(proxy);
   }
   hop.method = req.method;
   hop.headers = &req.headers;
@@ -1157,7 +1282,7 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
 
   for (int redirects = 0;; ++redirects) {
     TimePoint hop_deadline = Loop::time() + s.request_timeout;
-    std::string key = pool_key(hop.target, s.proxy);
+    std::string key = pool_key(hop.target, s);
     ExchangeState x;
     std::exception_ptr error;
     bool retried = false;
@@ -1175,8 +1300,7 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
         r.reused_connection = guard.lease.reused;
         if (!guard.lease.connection) {
           guard.lease.connection = co_await open_connection(
-              c, hop.target, std::min(hop_deadline, Loop::time() + s.connect_timeout), r.times,
-              start);
+              c, hop, s, std::min(hop_deadline, Loop::time() + s.connect_timeout), r.times);
         } else {
           c.stats.connections_reused++;
         }
@@ -1246,9 +1370,6 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
     if (auto bad = parse_target(next_url, next)) {
       co_return fail(nullptr, ErrorKind::InvalidArgument,
                      "bad redirect location '" + x.location + "': " + *bad);
-    }
-    if (next.https) {
-      co_return fail(nullptr, ErrorKind::Tls, "https is not available in this build yet");
     }
     r.redirect_chain.push_back(r.effective_url);
     int code = r.code;

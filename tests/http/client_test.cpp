@@ -9,6 +9,9 @@
 
 #include "squall/core.h"
 #include "squall/net/net_error.h"
+#include "squall/net/tcp_client.h"
+#include "squall/net/tcp_server.h"
+#include "squall/net/tls.h"
 #include "support/loop_fixture.h"
 #include "support/process.h"
 
@@ -423,12 +426,12 @@ TEST_F(ClientHttpbinTest, TheSharedClientIsOnePerLoopAndConfigurable) {
 class ClientNginxTest : public test::LoopTest {
  protected:
   // nginx serving dir_ and logging "<connection serial> <request number on it> <uri>".
-  test::Process start(const std::string& server_body = "") {
+  test::Process start(const std::string& server_body = "", const std::string& listen = "") {
     port_ = test::free_port();
     dir_.write("file.txt", std::string(1024, 'x'));
     return test::start_nginx(
         dir_, "access_log " + (dir_.path() / "conn.log").string() + " conn;\n" + server_body, port_,
-        "", "log_format conn '$connection $connection_requests $uri';\n");
+        listen, "log_format conn '$connection $connection_requests $uri';\n");
   }
   std::string url(std::string_view path) const {
     return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
@@ -530,6 +533,150 @@ TEST_F(ClientNginxTest, IdleConnectionsCloseAfterTheClientsIdleTimeout) {
     EXPECT_EQ(client.stats().connections_opened, 2u);
     EXPECT_EQ(client.stats().retries, 0u);
     client.close();
+  };
+  run(body());
+}
+
+TEST_F(ClientNginxTest, HttpsVerifiesTheCertificateAndKeepsConnectionsAlive) {
+  test::CertFiles cert = test::make_self_signed(dir_, "server", "localhost");
+  test::Process nginx = start("ssl_certificate " + cert.cert.string() + ";\nssl_certificate_key " +
+                                  cert.key.string() + ";\n",
+                              "ssl");
+  auto body = [&]() -> Task<void> {
+    HttpClient client;
+    std::string https = "https://127.0.0.1:" + std::to_string(port_) + "/file.txt";
+    for (int i = 0; i < 3; ++i) {
+      HttpRequest req;
+      req.url = https;
+      req.ca_certs = cert.cert.string();
+      HttpResponse r = co_await client.fetch(std::move(req));
+      EXPECT_EQ(r.body.size(), 1024u);
+      if (i == 0) {
+        EXPECT_GT(r.times.tls, Duration::zero());
+      }
+    }
+    EXPECT_EQ(client.stats().connections_opened, 1u);
+
+    HttpRequest untrusted;
+    untrusted.url = https;
+    untrusted.raise_error = false;
+    HttpResponse bad = co_await client.fetch(std::move(untrusted));
+    EXPECT_EQ(bad.code, 599);
+    try {
+      bad.rethrow();
+    } catch (const HttpError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Tls) << e.what();
+      bool certificate_problem = false;
+      try {
+        std::rethrow_exception(e.cause());
+      } catch (const TlsError& tls) {
+        certificate_problem = tls.certificate_problem();
+      } catch (...) {
+      }
+      EXPECT_TRUE(certificate_problem) << e.what();
+    }
+
+    HttpRequest insecure;
+    insecure.url = https;
+    insecure.validate_cert = false;
+    EXPECT_EQ((co_await client.fetch(std::move(insecure))).code, 200);
+    client.close();
+  };
+  run(body());
+}
+
+TEST_F(ClientNginxTest, HttpUrlsGoThroughAForwardingProxyWithCredentials) {
+  test::Process origin = start();
+  test::TempDir proxy_dir;
+  uint16_t proxy_port = test::free_port();
+  test::Process proxy = test::start_nginx(
+      proxy_dir,
+      "access_log " + (proxy_dir.path() / "proxy.log").string() +
+          " forwarded;\n"
+          "location / {\n"
+          "  if ($http_proxy_authorization != \"Basic dXNlcjpwYXNz\") { return 407; }\n"
+          "  proxy_pass http://127.0.0.1:" +
+          std::to_string(port_) + ";\n}\n",
+      proxy_port, "", "log_format forwarded '$request';\n");
+  auto body = [&]() -> Task<void> {
+    HttpClient client;
+    HttpRequest req;
+    req.url = url("/file.txt");
+    req.proxy = "http://user:pass@127.0.0.1:" + std::to_string(proxy_port);
+    HttpResponse r = co_await client.fetch(std::move(req));
+    EXPECT_EQ(r.body.size(), 1024u);
+
+    HttpRequest fields;
+    fields.url = url("/file.txt");
+    fields.proxy = "http://127.0.0.1:" + std::to_string(proxy_port);
+    fields.proxy_username = "user";
+    fields.proxy_password = "pass";
+    EXPECT_EQ((co_await client.fetch(std::move(fields))).code, 200);
+
+    HttpRequest anonymous;
+    anonymous.url = url("/file.txt");
+    anonymous.proxy = "http://127.0.0.1:" + std::to_string(proxy_port);
+    anonymous.raise_error = false;
+    EXPECT_EQ((co_await client.fetch(std::move(anonymous))).code, 407);
+    client.close();
+  };
+  run(body());
+  std::ifstream log(proxy_dir.path() / "proxy.log");
+  std::string first;
+  std::getline(log, first);
+  EXPECT_EQ(first, "GET " + url("/file.txt") + " HTTP/1.1");
+}
+
+// A CONNECT proxy: opens the tunnel it is asked for and copies bytes both ways.
+struct TunnelProxy {
+  int tunnels = 0;
+  TcpServer server{[this](Stream& s) -> Task<void> { return handle(s); }};
+  TunnelProxy() { server.listen(Address::parse("127.0.0.1:0")); }
+
+  static Task<void> pump(Stream& from, Stream& to) {
+    try {
+      for (;;) co_await to.write(co_await from.read_bytes(64 * 1024, true));
+    } catch (const NetError&) {
+    }
+    to.close();
+  }
+  Task<void> handle(Stream& s) {
+    std::string head = co_await s.read_until("\r\n\r\n", 8192);
+    if (head.rfind("CONNECT ", 0) != 0) {
+      co_await s.write("HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n");
+      co_return;
+    }
+    std::string authority = head.substr(8, head.find(' ', 8) - 8);
+    size_t colon = authority.rfind(':');
+    Stream up = co_await tcp_connect(authority.substr(0, colon),
+                                     static_cast<uint16_t>(std::stoi(authority.substr(colon + 1))));
+    ++tunnels;
+    co_await s.write("HTTP/1.1 200 Connection established\r\n\r\n");
+    auto back = spawn(pump(up, s));
+    co_await pump(s, up);
+    co_await back.join();
+  }
+};
+
+TEST_F(ClientNginxTest, HttpsUrlsTunnelThroughAConnectProxy) {
+  test::CertFiles cert = test::make_self_signed(dir_, "server", "localhost");
+  test::Process nginx = start("ssl_certificate " + cert.cert.string() + ";\nssl_certificate_key " +
+                                  cert.key.string() + ";\n",
+                              "ssl");
+  auto body = [&]() -> Task<void> {
+    TunnelProxy proxy;
+    HttpClient client;
+    for (int i = 0; i < 2; ++i) {
+      HttpRequest req;
+      req.url = "https://127.0.0.1:" + std::to_string(port_) + "/file.txt";
+      req.ca_certs = cert.cert.string();
+      req.proxy = "http://127.0.0.1:" + std::to_string(proxy.server.port());
+      HttpResponse r = co_await client.fetch(std::move(req));
+      EXPECT_EQ(r.body.size(), 1024u);
+    }
+    EXPECT_EQ(proxy.tunnels, 1);  // the tunnelled connection was kept alive
+    client.close();
+    co_await proxy.server.stop(1s);
   };
   run(body());
 }

@@ -29,9 +29,9 @@
 //     hold: exceeding one is a clean 599 error (kind TooLarge) and the connection is dropped.
 //
 // Beyond Tornado's simple client: keep-alive connections pooled per (scheme, host, port,
-// proxy) with a per-host limit and an idle timeout (ConnectionPool, pool.h); an idempotent
-// request is retried once on a new connection when a pooled one turns out to have been closed
-// by the server before answering; bodies from memory or from a producer coroutine (chunked
+// proxy, TLS settings) with a per-host limit and an idle timeout (ConnectionPool, pool.h); an
+// idempotent request is retried once on a new connection when a pooled one turns out to have been
+// closed by the server before answering; bodies from memory or from a producer coroutine (chunked
 // when no Content-Length is given); Expect: 100-continue; responses framed by Content-Length,
 // chunked (with trailers) or close, HEAD/204/304 without bodies, 1xx skipped; a
 // streaming_callback that gets body bytes as they arrive (nothing is buffered); redirects
@@ -103,7 +103,9 @@ using BodyProducer = std::function<Task<void>(BodyWriter&)>;
 // One request. Fields left unset (nullopt, or empty for the strings marked so) take the value
 // of the client's ClientOptions::defaults, and then the built-in default noted here.
 struct HttpRequest {
-  // http://host[:port]/path?query (or https:// once TLS is available). The fragment is dropped.
+  // http:// or https://[user:password@]host[:port]/path?query; userinfo is basic auth when
+  // auth_username is unset. The fragment is dropped; spaces and non-ASCII bytes in the path are
+  // percent-encoded; a control byte makes the URL invalid (599, kind InvalidArgument).
   std::string url;
   // Any token; sent as given.
   std::string method = "GET";
@@ -142,7 +144,9 @@ struct HttpRequest {
   std::optional<std::string> auth_password;
 
   // A forwarding proxy "http://[user:password@]host:port": http URLs are sent to it in
-  // absolute form, https URLs tunnel through CONNECT. Empty: none (defaults may set one).
+  // absolute form (with Proxy-Authorization), https URLs tunnel through CONNECT (credentials on
+  // the CONNECT only) and TLS runs end to end inside. A refused CONNECT is a 599 of kind
+  // Connect naming the proxy's status. Empty: none (defaults may set one).
   std::string proxy;
   std::optional<std::string> proxy_username;  // Proxy-Authorization basic; overrides the URL's
   std::optional<std::string> proxy_password;
