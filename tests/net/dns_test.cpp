@@ -184,6 +184,19 @@ TEST_F(DnsTest, LookupsOverTcpGetTheSameAnswers) {
   EXPECT_EQ(test::open_fds(), fds);
 }
 
+TEST_F(DnsTest, OverTcpAServerPortWhereNothingListensIsRefused) {
+  SilentServer silent;  // UDP only: nothing accepts TCP on its port
+  auto body = [&silent]() -> Task<void> {
+    DnsOptions o;
+    o.servers = {silent.server()};
+    o.tcp = true;
+    o.tries = 1;
+    DnsResolver resolver(o);
+    co_await expect_error(resolver, "a.test", "could not reach a DNS server (connection refused)");
+  };
+  run(body());
+}
+
 TEST_F(DnsTest, AaaaRecordsResolveAndANameWithBothFamiliesGivesBoth) {
   auto body = []() -> Task<void> {
     DnsResolver resolver(options());
