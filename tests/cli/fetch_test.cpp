@@ -103,6 +103,8 @@ class FetchTest : public ::testing::Test {
     nginx_ = new Process(test::start_nginx(*dir_, R"(
       location = /hello { return 200 'hello'; }
       location = /empty { return 444; }
+      location = /notgzip { add_header Content-Encoding gzip; return 200 'this is not gzip'; }
+      location = /compress { add_header Content-Encoding compress; return 200 'x'; }
       location = /missing { return 404 'no such page'; }
       location / { }
     )",
@@ -207,6 +209,18 @@ TEST_F(FetchTest, NoFailPrintsTheErrorBodyAndExitsZero) {
   EXPECT_EQ(o->err.str(), "");
 }
 
+TEST_F(FetchTest, GzipDeflateAndBrotliBodiesFromHttpbinAreDecoded) {
+  auto gz = fetch(get(httpbin("/gzip")));
+  EXPECT_EQ(gz->status, 0) << gz->err.str();
+  EXPECT_NE(compact(gz->out.str()).find("\"gzipped\":true"), std::string::npos) << gz->out.str();
+  auto deflate = fetch(get(httpbin("/deflate")));
+  EXPECT_EQ(deflate->status, 0) << deflate->err.str();
+  EXPECT_NE(compact(deflate->out.str()).find("\"deflated\":true"), std::string::npos);
+  auto br = fetch(get(httpbin("/brotli")));
+  EXPECT_EQ(br->status, 0) << br->err.str();
+  EXPECT_NE(compact(br->out.str()).find("\"brotli\":true"), std::string::npos);
+}
+
 TEST_F(FetchTest, DataIsPostedAsAFormAndHeadersAndUserAgentAreSent) {
   FetchCommand c = get(httpbin("/post"));
   c.data = "a=1&b=two";
@@ -231,6 +245,16 @@ TEST_F(FetchTest, DataFileIsTheBodyAndMethodCanBeChosen) {
   auto o = fetch(c);
   EXPECT_EQ(o->status, 0) << o->err.str();
   EXPECT_NE(compact(o->out.str()).find(R"("json":{"k":[1,2]})"), std::string::npos) << o->out.str();
+}
+
+TEST_F(FetchTest, ProxySendsTheRequestInAbsoluteFormToTheProxy) {
+  // httpbin answers absolute-form targets, so it stands in for a forwarding proxy: the host
+  // in the URL is never looked up.
+  FetchCommand c = get("http://squall-test.invalid/get?via=proxy");
+  c.proxy = base(httpbin_port_);
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 0) << o->err.str();
+  EXPECT_NE(compact(o->out.str()).find("\"via\":\"proxy\""), std::string::npos) << o->out.str();
 }
 
 TEST_F(FetchTest, ConnectionRefusedExits7) {
@@ -275,6 +299,15 @@ TEST_F(FetchTest, AConnectionClosedInTheMiddleOfTheBodyExits56) {
   auto o = fetch(get(base(server.port()) + "/"));
   EXPECT_EQ(o->status, 56);
   expect_one_line(*o, "middle of the body");
+}
+
+TEST_F(FetchTest, ABodyThatIsNotWhatItsContentEncodingSaysExits61) {
+  auto o = fetch(get(nginx("/notgzip")));
+  EXPECT_EQ(o->status, 61);
+  expect_one_line(*o, "bad gzip data");
+  auto unknown = fetch(get(nginx("/compress")));
+  EXPECT_EQ(unknown->status, 61);
+  expect_one_line(*unknown, "compress");
 }
 
 TEST_F(FetchTest, MaxFilesizeExits63) {
