@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "squall/cli/commands.h"
+#include "squall/cli/fetch.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -44,9 +45,45 @@ int main(int argc, char** argv) {
                       "add tab-separated columns: element, rel, and follow or nofollow");
   links_cmd->add_option("FILE", links.file, "the HTML file, or - for standard input (default)");
 
+  squall::cli::FetchCommand fetch;
+  auto* fetch_cmd = app.add_subcommand(
+      "fetch",
+      "Fetch a URL like curl: the body on standard output, redirects followed, gzip, deflate, br\n"
+      "and zstd decoded. Exit status as curl --fail gives it: 0 ok, 22 HTTP error status,\n"
+      "6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60 untrusted certificate, 47 too many\n"
+      "redirects, 52 empty reply, 56 receive error, 61 bad content encoding, 63 size limit, 1 "
+      "other.\n"
+      "Examples:\n"
+      "  squall fetch http://127.0.0.1:8080/ -o page.html\n"
+      "  squall fetch -i -v https://example.com/            # head and timings too\n"
+      "  squall fetch -d 'q=1' -H 'Accept: application/json' http://127.0.0.1:8080/search\n"
+      "  squall fetch --timeout 5 --max-redirects 2 --no-fail http://127.0.0.1:8080/missing");
+  fetch_cmd->add_option("URL", fetch.url, "http:// or https:// URL")->required();
+  fetch_cmd->add_option("-X,--request", fetch.method, "method (default GET, or POST with a body)");
+  fetch_cmd->add_option("-H,--header", fetch.headers, "'Name: value', repeatable")
+      ->allow_extra_args(false);
+  fetch_cmd->add_option("-d,--data", fetch.data, "request body (sent with POST by default)");
+  fetch_cmd->add_option("--data-file", fetch.data_file, "request body from a file");
+  fetch_cmd->add_option("-o,--output", fetch.output, "write the body to FILE");
+  fetch_cmd->add_flag("-i,--include", fetch.include, "print the status line and headers first");
+  fetch_cmd->add_flag("-v,--verbose", fetch.verbose,
+                      "describe the request, response head, redirects and timings on stderr");
+  fetch_cmd->add_option("--timeout", fetch.timeout, "seconds for the whole fetch");
+  fetch_cmd->add_option("--connect-timeout", fetch.connect_timeout,
+                        "seconds to resolve and connect (default 20)");
+  fetch_cmd->add_option("--max-redirects", fetch.max_redirects, "redirects to follow (default 5)");
+  fetch_cmd->add_option("--max-filesize", fetch.max_filesize,
+                        "bytes of decoded body at most (exit 63 beyond)");
+  fetch_cmd->add_option("--proxy", fetch.proxy, "http://[user:password@]host:port");
+  fetch_cmd->add_flag("--insecure", fetch.insecure, "do not verify the server's certificate");
+  fetch_cmd->add_option("--user-agent", fetch.user_agent, "User-Agent (default squall/1.0)");
+  fetch_cmd->add_flag("--no-fail", fetch.no_fail,
+                      "an HTTP error status prints its body and exits 0");
+
   CLI11_PARSE(app, argc, argv);
   if (url_cmd->parsed()) return squall::cli::run_url(url, std::cout, std::cerr);
   if (links_cmd->parsed()) return squall::cli::run_links(links, std::cin, std::cout, std::cerr);
   if (robots_cmd->parsed()) return squall::cli::run_robots(robots, std::cin, std::cout, std::cerr);
+  if (fetch_cmd->parsed()) return squall::cli::run_fetch(fetch, std::cout, std::cerr);
   return 2;
 }
