@@ -109,8 +109,16 @@ class FetchTest : public ::testing::Test {
       location / { }
     )",
                                            nginx_port_));
+    auto cert = test::make_self_signed(*dir_, "server", "localhost");
+    tls_port_ = test::free_port();
+    tls_nginx_ = new Process(
+        test::start_nginx(*dir_,
+                          "ssl_certificate " + cert.cert.string() + ";\n    ssl_certificate_key " +
+                              cert.key.string() + ";\n    location / { return 200 'secure'; }",
+                          tls_port_, "ssl"));
   }
   static void TearDownTestSuite() {
+    delete tls_nginx_;
     delete nginx_;
     delete httpbin_;
     delete dir_;
@@ -136,6 +144,8 @@ class FetchTest : public ::testing::Test {
   static inline TempDir* dir_;
   static inline Process* httpbin_;
   static inline Process* nginx_;
+  static inline Process* tls_nginx_;
+  static inline uint16_t tls_port_;
   static inline uint16_t httpbin_port_;
   static inline uint16_t nginx_port_;
 };
@@ -308,6 +318,25 @@ TEST_F(FetchTest, ABodyThatIsNotWhatItsContentEncodingSaysExits61) {
   auto unknown = fetch(get(nginx("/compress")));
   EXPECT_EQ(unknown->status, 61);
   expect_one_line(*unknown, "compress");
+}
+
+TEST_F(FetchTest, ASelfSignedCertificateExits60AndInsecureFetchesAnyway) {
+  FetchCommand c = get("https://127.0.0.1:" + std::to_string(tls_port_) + "/");
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 60);
+  expect_one_line(*o, "tls");
+  c.insecure = true;
+  auto insecure = fetch(c);
+  EXPECT_EQ(insecure->status, 0) << insecure->err.str();
+  EXPECT_EQ(insecure->out.str(), "secure");
+}
+
+TEST_F(FetchTest, AHandshakeWithAPlainHttpServerExits35) {
+  FetchCommand c = get("https://127.0.0.1:" + std::to_string(nginx_port_) + "/hello");
+  c.insecure = true;
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 35);
+  expect_one_line(*o, "tls");
 }
 
 TEST_F(FetchTest, MaxFilesizeExits63) {
