@@ -4,6 +4,7 @@
 
 #include "squall/cli/commands.h"
 #include "squall/cli/fetch.h"
+#include "squall/cli/serve.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -80,10 +81,24 @@ int main(int argc, char** argv) {
   fetch_cmd->add_flag("--no-fail", fetch.no_fail,
                       "an HTTP error status prints its body and exits 0");
 
+  squall::cli::ServeCommand serve;
+  auto* serve_cmd = app.add_subcommand(
+      "serve",
+      "Serve the files of a directory over HTTP (GET and HEAD, ranges, conditional requests,\n"
+      "index.html) until Ctrl-C or SIGTERM; prints the URL it listens on.\n"
+      "Example: squall serve site --port 8080 --workers 2 --access-log");
+  serve_cmd->add_option("DIR", serve.dir, "the directory to serve (default .)");
+  serve_cmd->add_option("--port", serve.port, "TCP port (default 8000; 0 picks a free one)");
+  serve_cmd->add_option("--bind", serve.bind, "IP address to listen on (default 127.0.0.1)");
+  serve_cmd->add_option("--workers", serve.workers,
+                        "threads, each with its own loop, sharing the port (default 1)");
+  serve_cmd->add_flag("--access-log", serve.access_log, "one line per request on standard error");
+
   CLI11_PARSE(app, argc, argv);
   if (url_cmd->parsed()) return squall::cli::run_url(url, std::cout, std::cerr);
   if (links_cmd->parsed()) return squall::cli::run_links(links, std::cin, std::cout, std::cerr);
   if (robots_cmd->parsed()) return squall::cli::run_robots(robots, std::cin, std::cout, std::cerr);
   if (fetch_cmd->parsed()) return squall::cli::run_fetch(fetch, std::cout, std::cerr);
+  if (serve_cmd->parsed()) return squall::cli::run_serve(serve, std::cout, std::cerr);
   return 2;
 }

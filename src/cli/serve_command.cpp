@@ -1,0 +1,46 @@
+// `squall serve`: StaticFiles behind HttpWorkers, until a signal.
+#include <exception>
+#include <ostream>
+
+#include "squall/cli/serve.h"
+#include "squall/core/error.h"
+#include "squall/http/server.h"
+#include "squall/http/static_files.h"
+#include "squall/net/address.h"
+
+namespace squall::cli {
+
+int run_serve(const ServeCommand& command, std::ostream& out, std::ostream& err) {
+  auto address = Address::from_ip(command.bind, command.port);
+  if (!address) {
+    err << "squall serve: --bind must be an IP address such as 127.0.0.1 or ::1, not '"
+        << command.bind << "'\n";
+    return 2;
+  }
+  if (command.workers == 0) {
+    err << "squall serve: --workers must be at least 1\n";
+    return 2;
+  }
+  try {
+    // Opened once here so that a bad directory is reported before any thread starts; each
+    // worker gets a copy (they share the root descriptor, read-only).
+    http::StaticFiles files(command.dir);
+    http::HttpServerOptions options;
+    options.access_log = command.access_log;
+    http::HttpWorkers workers(
+        command.workers, *address, [files] { return files.handler(); }, options);
+    std::string host = address->host();
+    if (address->is_v6()) host.insert(0, "[").append("]");
+    out << "Serving " << command.dir << " at http://" << host << ":" << workers.port() << "/"
+        << std::endl;
+    int signal = http::wait_for_shutdown_signal();
+    out << "Stopping (signal " << signal << ")" << std::endl;
+    workers.stop(std::chrono::seconds(5));
+    return 0;
+  } catch (const std::exception& e) {
+    err << "squall serve: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace squall::cli
