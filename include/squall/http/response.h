@@ -75,8 +75,8 @@ class Response {
   // Location header, then finishes. InvalidArgumentError for a location with control bytes.
   [[nodiscard]] Task<void> redirect(std::string_view location, int status = 302);
   // Answers `status` with error_page(status, detail): drops the fields set so far (except
-  // Set-Cookie, Allow, WWW-Authenticate, Content-Range and Retry-After, which explain the
-  // error), then finishes. When the head is already sent, it only finishes.
+  // Set-Cookie, Allow, WWW-Authenticate, Content-Range, Retry-After and Connection, which explain
+  // the error), then finishes. When the head is already sent, it only finishes.
   [[nodiscard]] Task<void> send_error(int status, std::string_view detail = {});
   // Sends `count` bytes of the file `fd` from `offset` (ServerResponse::send_file).
   [[nodiscard]] Task<void> send_file(int fd, off_t offset, size_t count) {
