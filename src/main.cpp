@@ -1,8 +1,11 @@
 // The squall command: thin flag parsing over libsquall's subcommands.
+#include <unistd.h>
 #include <CLI/CLI.hpp>
+
 #include <iostream>
 
 #include "squall/cli/commands.h"
+#include "squall/cli/crawl.h"
 #include "squall/cli/fetch.h"
 #include "squall/cli/serve.h"
 
@@ -94,11 +97,66 @@ int main(int argc, char** argv) {
                         "threads, each with its own loop, sharing the port (default 1)");
   serve_cmd->add_flag("--access-log", serve.access_log, "one line per request on standard error");
 
-  CLI11_PARSE(app, argc, argv);
+  squall::cli::CrawlCommand crawl;
+  auto* crawl_cmd = app.add_subcommand(
+      "crawl",
+      "Crawl everything beneath a URL: robots.txt obeyed, polite per host, state kept in SQLite "
+      "so\n"
+      "that the same command resumes after Ctrl-C or a crash. Prints a progress line on a\n"
+      "terminal and a summary at the end.\n"
+      "Exit status: 0 finished, 3 --timeout ended it, 130/143 interrupted (both resumable),\n"
+      "2 usage error, 1 could not run.\n"
+      "Examples:\n"
+      "  squall crawl http://127.0.0.1:8000/docs/\n"
+      "  squall crawl https://example.org/ --scope domain --max-pages 1000 --jsonl pages.jsonl\n"
+      "  squall crawl http://127.0.0.1:8000/ --concurrency 64 --per-host 8 --warc site.warc.gz\n"
+      "  sqlite3 crawl.db 'select status, count(*) from results group by status'");
+  crawl_cmd->add_option("URL", crawl.urls, "start URLs (http or https)")->required();
+  crawl_cmd->add_option("-c,--concurrency", crawl.concurrency, "fetches in flight")
+      ->capture_default_str();
+  crawl_cmd->add_option("--timeout", crawl.timeout, "seconds for the whole crawl")
+      ->capture_default_str();
+  crawl_cmd
+      ->add_option("--scope", crawl.scope,
+                   "prefix (beneath the start URL), host, domain (registrable domain) or any")
+      ->capture_default_str();
+  crawl_cmd->add_option("--include", crawl.include,
+                        "only URLs matching this regular expression (repeatable)");
+  crawl_cmd->add_option("--exclude", crawl.exclude,
+                        "skip URLs matching this regular expression (repeatable)");
+  crawl_cmd->add_option("--max-depth", crawl.max_depth, "links followed from a start URL");
+  crawl_cmd->add_option("--max-pages", crawl.max_pages, "stop after this many pages");
+  crawl_cmd->add_option("--max-page-size", crawl.max_page_size, "bytes; larger pages fail")
+      ->capture_default_str();
+  crawl_cmd->add_flag("--ignore-robots", crawl.ignore_robots, "do not fetch or obey robots.txt");
+  crawl_cmd->add_flag("--ignore-nofollow", crawl.ignore_nofollow, "follow rel=nofollow links too");
+  crawl_cmd->add_option("--per-host", crawl.per_host, "fetches in flight per host")
+      ->capture_default_str();
+  crawl_cmd->add_option("--delay", crawl.delay,
+                        "seconds between fetches from one host (robots.txt Crawl-delay wins "
+                        "when longer)");
+  crawl_cmd->add_option("--user-agent", crawl.user_agent, "User-Agent and robots.txt token")
+      ->capture_default_str();
+  crawl_cmd->add_option("--retries", crawl.retries, "tries after a 599, 429 or 5xx")
+      ->capture_default_str();
+  crawl_cmd->add_option("--state", crawl.state, "the SQLite file that keeps the crawl")
+      ->capture_default_str();
+  crawl_cmd->add_option("--jsonl", crawl.jsonl, "write a JSON line per page here (- for stdout)");
+  crawl_cmd->add_option("--warc", crawl.warc, "write requests and responses as WARC 1.1 here");
+  crawl_cmd->add_flag("-q,--quiet", crawl.quiet, "no progress line and no summary");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help is status 0; every usage error is status 2, as the subcommands document.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   if (url_cmd->parsed()) return squall::cli::run_url(url, std::cout, std::cerr);
   if (links_cmd->parsed()) return squall::cli::run_links(links, std::cin, std::cout, std::cerr);
   if (robots_cmd->parsed()) return squall::cli::run_robots(robots, std::cin, std::cout, std::cerr);
   if (fetch_cmd->parsed()) return squall::cli::run_fetch(fetch, std::cout, std::cerr);
   if (serve_cmd->parsed()) return squall::cli::run_serve(serve, std::cout, std::cerr);
+  if (crawl_cmd->parsed())
+    return squall::cli::run_crawl(crawl, std::cerr, isatty(STDERR_FILENO) != 0);
   return 2;
 }

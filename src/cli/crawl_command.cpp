@@ -93,11 +93,52 @@ void print_summary(const CrawlSummary& s, std::ostream& err) {
     err << "  " << s.queued_left << " URLs still queued: run the same command again to resume\n";
 }
 
-int run_crawl(const CrawlCommand& command, std::ostream& err) {
+CrawlerOptions crawler_options(const CrawlCommand& c) {
+  CrawlerOptions o;
+  o.start_urls = c.urls;
+  if (c.scope == "prefix")
+    o.scope = CrawlScope::Prefix;
+  else if (c.scope == "host")
+    o.scope = CrawlScope::Host;
+  else if (c.scope == "domain")
+    o.scope = CrawlScope::Domain;
+  else if (c.scope == "any")
+    o.scope = CrawlScope::Any;
+  else
+    throw InvalidArgumentError("crawl: --scope must be prefix, host, domain or any, not '" +
+                               c.scope + "'");
+  auto seconds = [](double s, const char* flag) {
+    if (!(s >= 0) || s > 1e9)
+      throw InvalidArgumentError(std::string("crawl: ") + flag + " must be a number of seconds");
+    return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+  };
+  o.timeout = seconds(c.timeout, "--timeout");
+  o.delay = seconds(c.delay, "--delay");
+  if (c.concurrency == 0) throw InvalidArgumentError("crawl: --concurrency must be at least 1");
+  if (c.per_host == 0) throw InvalidArgumentError("crawl: --per-host must be at least 1");
+  if (c.retries < 0) throw InvalidArgumentError("crawl: --retries must not be negative");
+  o.concurrency = c.concurrency;
+  o.per_host = c.per_host;
+  o.include = c.include;
+  o.exclude = c.exclude;
+  o.max_depth = c.max_depth;
+  o.max_pages = c.max_pages;
+  o.max_page_size = c.max_page_size;
+  o.obey_robots = !c.ignore_robots;
+  o.ignore_nofollow = c.ignore_nofollow;
+  o.user_agent = c.user_agent;
+  o.retries = c.retries;
+  o.state = c.state;
+  o.jsonl = c.jsonl;
+  o.warc = c.warc;
+  return o;
+}
+
+int run_crawl(const CrawlCommand& command, std::ostream& err, bool err_is_tty) {
   Loop loop;
   std::optional<Crawler> crawler;
   try {
-    crawler.emplace(command.options);
+    crawler.emplace(crawler_options(command));
   } catch (const Error& e) {
     err << "squall crawl: " << e.what() << "\n";
     return 2;
@@ -113,8 +154,9 @@ int run_crawl(const CrawlCommand& command, std::ostream& err) {
     crawler->stop();
   });
 
-  bool tty = command.progress && !command.quiet && isatty(STDERR_FILENO);
+  bool tty = err_is_tty && !command.quiet;
   bool drawn = false;
+  // At most ten redraws a second, only on a terminal.
   PeriodicCallback progress(
       [&] {
         CrawlProgress p = crawler->progress();

@@ -1,0 +1,177 @@
+// `squall crawl` as users run it: the built command against a generated site served by nginx,
+// killed with SIGKILL at random points and run again until it finishes.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "squall/cli/crawl.h"
+#include "support/process.h"
+
+namespace squall {
+namespace {
+
+using test::Process;
+using test::TempDir;
+using namespace std::chrono_literals;
+
+const std::string kSquall = SQUALL_BINARY_DIR "/squall";
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Site {
+  TempDir dir;
+  uint16_t port = test::free_port();
+  std::string origin = "http://127.0.0.1:" + std::to_string(port);
+  Process nginx;
+  std::set<std::string> with_robots;
+
+  explicit Site(int pages) {
+    auto root = dir.path() / "site";
+    Process gen =
+        Process::start({"/usr/bin/python3", SQUALL_SOURCE_DIR "/scripts/gensite.py", "--out",
+                        root.string(), "--origin", origin, "--pages", std::to_string(pages)});
+    if (gen.wait(60s) != 0) throw std::runtime_error("gensite.py failed:\n" + gen.output());
+    auto expected = nlohmann::json::parse(slurp(root / "expected.json"));
+    for (const auto& u : expected["with_robots"]) with_robots.insert(u.get<std::string>());
+    nginx = test::start_nginx(dir, "location / { root " + root.string() + "; }", port);
+  }
+};
+
+int exit_status(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return -1;
+}
+
+std::vector<std::string> jsonl_urls(const std::filesystem::path& path) {
+  std::vector<std::string> urls;
+  std::istringstream lines(slurp(path));
+  for (std::string line; std::getline(lines, line);)
+    urls.push_back(nlohmann::json::parse(line)["url"].get<std::string>());
+  return urls;
+}
+
+TEST(CrawlCommand, CrawlsASiteAndPrintsTheSummary) {
+  Site site(150);
+  TempDir work;
+  Process crawl =
+      Process::start({kSquall, "crawl", site.origin + "/", "--concurrency", "8", "--per-host", "8",
+                      "--jsonl", "out.jsonl", "--warc", "out.warc.gz"},
+                     work.path());
+  int status = crawl.wait(120s);
+  ASSERT_EQ(exit_status(status), 0) << crawl.output();
+  std::string err = crawl.output();
+  EXPECT_NE(err.find("Done in "), std::string::npos) << err;
+  EXPECT_NE(err.find("fetched " + std::to_string(site.with_robots.size()) + " URLs."),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("\033[K"), std::string::npos) << "no progress line when not on a terminal";
+  EXPECT_TRUE(std::filesystem::exists(work.path() / "crawl.db")) << "the default state file";
+  auto urls = jsonl_urls(work.path() / "out.jsonl");
+  EXPECT_EQ(std::set<std::string>(urls.begin(), urls.end()), site.with_robots);
+  EXPECT_EQ(urls.size(), site.with_robots.size());
+}
+
+TEST(CrawlCommand, SigkillAtRandomPointsThenResumeLosesAndRepeatsNothing) {
+  Site site(400);
+  TempDir work;
+  std::vector<std::string> argv = {
+      kSquall, "crawl",   site.origin + "/", "--concurrency", "4",           "--per-host",
+      "4",     "--jsonl", "out.jsonl",       "--warc",        "out.warc.gz", "--quiet"};
+  std::mt19937 rng(std::random_device{}());
+  int kills = 0;
+  for (int round = 0; round < 40; ++round) {
+    Process crawl = Process::start(argv, work.path());
+    if (round < 30) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 400));
+      if (crawl.running()) {
+        crawl.stop(SIGKILL);
+        ++kills;
+        continue;
+      }
+    }
+    int status = crawl.wait(120s);
+    ASSERT_EQ(exit_status(status), 0) << crawl.output();
+    break;
+  }
+  EXPECT_GT(kills, 0) << "the crawl should have been killed at least once";
+  auto urls = jsonl_urls(work.path() / "out.jsonl");
+  std::set<std::string> unique(urls.begin(), urls.end());
+  EXPECT_EQ(unique.size(), urls.size()) << "a JSON line repeated after a resume";
+  EXPECT_EQ(unique, site.with_robots) << "pages lost across kills";
+  Process gzip = Process::start({"gzip", "-t", (work.path() / "out.warc.gz").string()});
+  EXPECT_EQ(gzip.wait(30s), 0) << gzip.output();
+}
+
+TEST(CrawlCommand, SigintStopsWithStateKeptAndTheSameCommandResumes) {
+  Site site(300);
+  TempDir work;
+  std::vector<std::string> argv = {
+      kSquall,   "crawl", site.origin + "/", "--concurrency", "2", "--per-host", "1",
+      "--delay", "0.02",  "--jsonl",         "out.jsonl"};
+  Process crawl = Process::start(argv, work.path());
+  std::this_thread::sleep_for(700ms);
+  ASSERT_TRUE(crawl.running());
+  kill(crawl.pid(), SIGINT);
+  int status = crawl.wait(30s);
+  EXPECT_EQ(exit_status(status), 130) << crawl.output();
+  EXPECT_NE(crawl.output().find("run the same command again to resume"), std::string::npos)
+      << crawl.output();
+  argv[8] = "0";  // no delay for the rest
+  Process again = Process::start(argv, work.path());
+  ASSERT_EQ(exit_status(again.wait(120s)), 0) << again.output();
+  EXPECT_NE(again.output().find("resumed"), std::string::npos) << again.output();
+  auto urls = jsonl_urls(work.path() / "out.jsonl");
+  EXPECT_EQ(std::set<std::string>(urls.begin(), urls.end()), site.with_robots);
+  EXPECT_EQ(urls.size(), site.with_robots.size());
+}
+
+TEST(CrawlCommand, TimeoutEndsTheCrawlWithStatusThree) {
+  Site site(100);
+  TempDir work;
+  Process crawl = Process::start(
+      {kSquall, "crawl", site.origin + "/", "--per-host", "1", "--delay", "0.3", "--timeout", "1"},
+      work.path());
+  int status = crawl.wait(60s);
+  EXPECT_EQ(exit_status(status), 3) << crawl.output();
+  EXPECT_NE(crawl.output().find("Done in "), std::string::npos) << crawl.output();
+}
+
+TEST(CrawlCommand, UsageErrorsExitWithStatusTwo) {
+  TempDir work;
+  for (std::vector<std::string> argv :
+       {std::vector<std::string>{kSquall, "crawl", "not a url"},
+        std::vector<std::string>{kSquall, "crawl", "http://127.0.0.1/", "--scope", "planet"},
+        std::vector<std::string>{kSquall, "crawl", "http://127.0.0.1/", "--include", "("},
+        std::vector<std::string>{kSquall, "crawl", "http://127.0.0.1/", "--concurrency", "x"},
+        std::vector<std::string>{kSquall, "crawl"}}) {
+    Process crawl = Process::start(argv, work.path());
+    int status = crawl.wait(30s);
+    EXPECT_EQ(exit_status(status), 2) << argv.back() << ": " << crawl.output();
+    EXPECT_FALSE(crawl.output().empty());
+  }
+}
+
+TEST(CrawlCommand, AStateFileThatCannotBeOpenedIsStatusOne) {
+  TempDir work;
+  Process crawl = Process::start(
+      {kSquall, "crawl", "http://127.0.0.1:9/", "--state", "/nonexistent-dir/crawl.db"},
+      work.path());
+  EXPECT_EQ(exit_status(crawl.wait(30s)), 1) << crawl.output();
+  EXPECT_NE(crawl.output().find("/nonexistent-dir/crawl.db"), std::string::npos) << crawl.output();
+}
+
+}  // namespace
+}  // namespace squall
