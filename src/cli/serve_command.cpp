@@ -1,6 +1,8 @@
 // `squall serve`: StaticFiles behind HttpWorkers, until a signal.
 #include <exception>
 #include <ostream>
+#include <string>
+#include <utility>
 
 #include "squall/cli/serve.h"
 #include "squall/core/error.h"
@@ -29,8 +31,15 @@ int run_serve(const ServeCommand& command, std::ostream& out, std::ostream& err)
     options.access_log = command.access_log;
     http::HttpWorkers workers(
         command.workers, *address, [files] { return files.handler(); }, options);
+    // An IPv6 literal goes in brackets in a URL.
     std::string host = address->host();
-    if (address->is_v6()) host.insert(0, "[").append("]");
+    if (address->is_v6()) {
+      std::string bracketed;
+      bracketed.reserve(host.size() + 2);
+      bracketed.push_back('[');
+      bracketed.append(host).push_back(']');
+      host = std::move(bracketed);
+    }
     out << "Serving " << command.dir << " at http://" << host << ":" << workers.port() << "/"
         << std::endl;
     int signal = http::wait_for_shutdown_signal();
