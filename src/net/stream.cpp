@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
+#include <vector>
 
 #include "squall/core/detail/intrusive_list.h"
 #include "squall/core/detail/task_state.h"
@@ -16,10 +16,58 @@ namespace squall {
 
 namespace detail {
 
+// Read buffers of the size a default stream asks for, kept per thread for the next stream
+// that needs one. A stream gives its buffer back whenever it is empty and waits for the
+// socket, so an idle connection holds none, and a busy loop passes a few buffers between its
+// streams instead of asking malloc for 64 KiB per request. Bounded: a burst of frees beyond
+// kKeep goes back to the allocator.
+class ReadBufferPool {
+ public:
+  static constexpr size_t kBlock = size_t{64} << 10;
+
+  ReadBufferPool() noexcept = default;
+  ReadBufferPool(const ReadBufferPool&) = delete;
+  ReadBufferPool& operator=(const ReadBufferPool&) = delete;
+  // A stream destroyed by another thread_local's destructor after this one may still give a
+  // buffer back: it is then freed instead (gone() is a plain flag, valid to the thread's end).
+  ~ReadBufferPool() { gone() = true; }
+
+  static std::unique_ptr<char[]> take() {
+    if (!gone()) {
+      ReadBufferPool& pool = instance();
+      if (pool.count_ > 0) return std::move(pool.blocks_[--pool.count_]);
+    }
+    return std::make_unique_for_overwrite<char[]>(kBlock);
+  }
+  static void give(std::unique_ptr<char[]> block) noexcept {
+    if (gone()) return;
+    ReadBufferPool& pool = instance();
+    if (pool.count_ < kKeep) pool.blocks_[pool.count_++] = std::move(block);
+  }
+
+ private:
+  static constexpr size_t kKeep = 16;
+  static ReadBufferPool& instance() noexcept {
+    thread_local ReadBufferPool pool;
+    return pool;
+  }
+  static bool& gone() noexcept {
+    thread_local bool flag = false;
+    return flag;
+  }
+
+  std::unique_ptr<char[]> blocks_[kKeep];
+  size_t count_ = 0;
+};
+
 class StreamCore {
  public:
   StreamCore(std::unique_ptr<Transport> transport, StreamOptions options, Loop& loop)
-      : loop_(&loop), transport_(std::move(transport)), options_(options), fd_(transport_->fd()) {
+      : loop_(&loop),
+        transport_(std::move(transport)),
+        options_(options),
+        fd_(transport_->fd()),
+        short_read_drains_(!transport_->may_buffer()) {
     if (options_.read_chunk_size == 0 || options_.max_buffer_size == 0)
       throw InvalidArgumentError("StreamOptions: read_chunk_size and max_buffer_size must be > 0");
     // Edge-triggered for the stream's whole life: no epoll_ctl per read or write. The rule
@@ -27,7 +75,11 @@ class StreamCore {
     loop_->add_handler(fd_, IoEvents::Read | IoEvents::Write | IoEvents::Edge,
                        [this](IoEvents events) { on_events(events); });
   }
-  ~StreamCore() { close(nullptr); }
+  ~StreamCore() {
+    close(nullptr);
+    begin_ = end_ = 0;
+    release_buffer();
+  }
 
   // --- read buffer ---
   std::string_view view() const noexcept { return {buf_.get() + begin_, end_ - begin_}; }
@@ -50,14 +102,35 @@ class StreamCore {
     } else {
       size_t cap = std::max({cap_ * 2, used + want, size_t{4096}});
       cap = std::min(cap, std::max(options_.max_buffer_size, used + want));
-      auto grown = std::make_unique_for_overwrite<char[]>(cap);
+      auto grown = cap == ReadBufferPool::kBlock ? ReadBufferPool::take()
+                                                 : std::make_unique_for_overwrite<char[]>(cap);
       if (used) std::memcpy(grown.get(), buf_.get() + begin_, used);
+      if (cap_ == ReadBufferPool::kBlock) ReadBufferPool::give(std::move(buf_));
       buf_ = std::move(grown);
       cap_ = cap;
     }
     begin_ = 0;
     end_ = used;
     return {buf_.get() + end_, cap_ - end_};
+  }
+
+  // Gives the read buffer up while it holds nothing (the next read takes one again).
+  void release_buffer() noexcept {
+    if (size() != 0 || !buf_) return;
+    if (cap_ == ReadBufferPool::kBlock) ReadBufferPool::give(std::move(buf_));
+    buf_.reset();
+    cap_ = begin_ = end_ = 0;
+  }
+
+  // One read from the transport. A short read from a transport that holds nothing of its own
+  // drained the socket: the stream is not readable until the next edge (nginx's
+  // `rev->ready = 0`), which saves the read that would only say EAGAIN. Once the peer's end or
+  // an error has been signalled, no edge is left to come, so reads go on until they see it.
+  IoResult read_once(std::span<char> into) noexcept {
+    IoResult r = transport_->read(into);
+    if (r.bytes > 0 && r.bytes < into.size() && short_read_drains_ && !hangup_seen_)
+      readable_ = false;
+    return r;
   }
 
   // The exception for an operation on a closed stream: the close reason if there is one.
@@ -87,13 +160,13 @@ class StreamCore {
 
   // Sends queued bytes until the queue is empty or the transport would block; 0 or an errno.
   int flush_now() noexcept {
-    while (!out_.empty()) {
+    while (!out_empty()) {
       iovec iov[64];
       size_t n = 0;
       size_t offset = out_offset_;
-      for (auto it = out_.begin(); it != out_.end() && n < std::size(iov); ++it, ++n) {
-        iov[n].iov_base = it->data() + offset;
-        iov[n].iov_len = it->size() - offset;
+      for (size_t i = out_head_; i < out_.size() && n < std::size(iov); ++i, ++n) {
+        iov[n].iov_base = out_[i].data() + offset;
+        iov[n].iov_len = out_[i].size() - offset;
         offset = 0;
       }
       IoResult r = transport_->write({iov, n});
@@ -105,17 +178,31 @@ class StreamCore {
       if (r.error) return r.error;
       pending_ -= r.bytes;
       for (size_t left = r.bytes; left > 0;) {
-        size_t avail = out_.front().size() - out_offset_;
+        size_t avail = out_[out_head_].size() - out_offset_;
         if (left < avail) {
           out_offset_ += left;
           break;
         }
         left -= avail;
-        out_.pop_front();
+        out_pop();
         out_offset_ = 0;
       }
     }
     return 0;
+  }
+
+  // The write queue is out_[out_head_..]: a vector that allocates only once something has to
+  // wait, with sent chunks freed at once and their slots reclaimed in batches.
+  bool out_empty() const noexcept { return out_head_ == out_.size(); }
+  void out_pop() noexcept {
+    std::string().swap(out_[out_head_]);
+    if (++out_head_ == out_.size()) {
+      out_.clear();
+      out_head_ = 0;
+    } else if (out_head_ >= 32 && out_head_ * 2 >= out_.size()) {
+      out_.erase(out_.begin(), out_.begin() + static_cast<ptrdiff_t>(out_head_));
+      out_head_ = 0;
+    }
   }
 
   // Queues bytes and sends what the transport takes now; null, or the failure.
@@ -126,16 +213,33 @@ class StreamCore {
                                               transport_->peer(),
                                               "the stream's writing side was shut down"));
     if (bytes.empty()) return nullptr;
+    size_t sent = 0;
+    if (out_empty() && writable_) {
+      // Nothing queued: hand the bytes to the transport straight from the caller, and copy
+      // only what it did not take.
+      iovec iov{const_cast<char*>(bytes.data()), bytes.size()};
+      IoResult r = transport_->write({&iov, 1});
+      if (r.would_block()) {
+        writable_ = false;
+        write_blocked_on_ = transport_->blocked_on(false);
+      } else if (r.error) {
+        return fail(NetPhase::Write, r.error);
+      } else {
+        sent = r.bytes;
+      }
+      if (sent == bytes.size()) return nullptr;
+    }
     // Small writes join the last queued chunk (one iovec, not many); big ones are moved in.
     constexpr size_t kCoalesce = 16 * 1024;
-    if (!out_.empty() && out_.back().size() + bytes.size() <= kCoalesce) {
+    if (!out_empty() && out_.back().size() + bytes.size() <= kCoalesce) {
       out_.back().append(bytes);
     } else if (owned) {
       out_.push_back(std::move(*owned));
+      if (sent > 0) out_offset_ = sent;  // the queue was empty: this is its front
     } else {
-      out_.emplace_back(bytes);
+      out_.emplace_back(bytes.substr(sent));
     }
-    pending_ += bytes.size();
+    pending_ += bytes.size() - sent;
     if (!writable_) return nullptr;  // the next writability event sends it
     if (int error = flush_now()) return fail(NetPhase::Write, error);
     return nullptr;
@@ -147,8 +251,8 @@ class StreamCore {
     reason_ = std::move(reason);
     loop_->remove_handler(fd_);
     transport_->close();
-    out_.clear();
-    out_offset_ = pending_ = 0;
+    std::vector<std::string>().swap(out_);
+    out_head_ = out_offset_ = pending_ = 0;
     wake_all(readers_);
     wake_all(writers_);
     wake_all(write_ready_);
@@ -164,16 +268,21 @@ class StreamCore {
   std::unique_ptr<Transport> transport_;
   StreamOptions options_;
   int fd_;
+  bool short_read_drains_;  // !transport_->may_buffer()
 
   std::unique_ptr<char[]> buf_;
   size_t cap_ = 0, begin_ = 0, end_ = 0;
   bool eof_ = false;
   bool reading_ = false;
+  // False after a short read drained the socket, true again at the next read edge.
+  bool readable_ = true;
+  bool hangup_seen_ = false;  // the peer's end or an error was signalled
   IoEvents read_blocked_on_ = IoEvents::Read;
   IntrusiveList<Waiter> readers_;
 
-  std::deque<std::string> out_;
-  size_t out_offset_ = 0;  // bytes of out_.front() already sent
+  std::vector<std::string> out_;
+  size_t out_head_ = 0;
+  size_t out_offset_ = 0;  // bytes of out_[out_head_] already sent
   size_t pending_ = 0;
   bool writable_ = true;
   bool write_shut_ = false;
@@ -245,7 +354,11 @@ void StreamCore::on_events(IoEvents events) {
     wake_writers();
   }
   if (any(events & (write_blocked_on_ | kTrouble))) wake_all(write_ready_);
-  if (any(events & (read_blocked_on_ | kTrouble))) wake_all(readers_);
+  if (any(events & kTrouble)) hangup_seen_ = true;
+  if (any(events & (read_blocked_on_ | kTrouble))) {
+    readable_ = true;
+    wake_all(readers_);
+  }
 }
 
 namespace {
@@ -272,7 +385,12 @@ Task<size_t> read_some(StreamCore& c, std::span<char> into) {
   for (;;) {
     if (c.eof_) co_return 0;
     if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Read));
-    IoResult r = c.transport_->read(into);
+    if (!c.readable_) {
+      c.read_blocked_on_ = IoEvents::Read;
+      co_await ReadWait(c);
+      continue;
+    }
+    IoResult r = c.read_once(into);
     if (r.bytes > 0) co_return r.bytes;
     if (r.error == 0) {
       c.eof_ = true;
@@ -294,12 +412,31 @@ Task<size_t> fill(StreamCore& c) {
                         "the read buffer is full (max_buffer_size " + std::to_string(limit) +
                             " bytes): the peer sent more than this stream may hold")));
   }
-  if (c.eof_) co_return 0;
-  std::span<char> tail = c.reserve(std::min(c.options_.read_chunk_size, limit - used));
-  tail = tail.first(std::min(tail.size(), limit - used));
-  size_t n = co_await read_some(c, tail);
-  c.end_ += n;
-  co_return n;
+  for (;;) {
+    if (c.eof_) co_return 0;
+    if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Read));
+    if (c.readable_) {
+      std::span<char> tail = c.reserve(std::min(c.options_.read_chunk_size, limit - used));
+      tail = tail.first(std::min(tail.size(), limit - used));
+      IoResult r = c.read_once(tail);
+      if (r.bytes > 0) {
+        c.end_ += r.bytes;
+        co_return r.bytes;
+      }
+      if (r.error == 0) {
+        c.eof_ = true;
+        c.release_buffer();
+        co_return 0;
+      }
+      if (!r.would_block()) std::rethrow_exception(c.fail(NetPhase::Read, r.error));
+      c.read_blocked_on_ = c.transport_->blocked_on(true);
+    } else {
+      c.read_blocked_on_ = IoEvents::Read;
+    }
+    // An idle stream keeps no buffer while it waits (it takes one again when bytes come).
+    c.release_buffer();
+    co_await ReadWait(c);
+  }
 }
 
 NetError ended_early(StreamCore& c, std::string_view what) {
@@ -484,6 +621,10 @@ Task<size_t> Stream::read_more() {
 
 bool Stream::at_eof() const noexcept {
   return core_->eof_;
+}
+
+size_t Stream::buffer_capacity() const noexcept {
+  return core_->cap_;
 }
 
 Task<void> Stream::write(std::string_view bytes) {

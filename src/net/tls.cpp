@@ -362,6 +362,9 @@ class TlsTransport final : public Transport {
   int fd() const noexcept override { return socket_.fd(); }
   const std::string& peer() const noexcept override { return peer_; }
   const TlsInfo* tls() const noexcept override { return &info_; }
+  // SSL_read returns at most one record's bytes: a short read may leave decrypted bytes, or a
+  // whole record already off the socket, inside OpenSSL, with no readiness edge to come.
+  bool may_buffer() const noexcept override { return true; }
 
   IoResult read(std::span<char> into) noexcept override {
     if (!ssl_) return {0, EBADF};

@@ -505,12 +505,196 @@ TEST_P(StreamTest, ATransportCanBeHandedOverOnlyWhenNothingIsPending) {
   run(body());
 }
 
+TEST_P(StreamTest, AReadAfterAShortReadStillSeesLaterBytesAndTheEnd) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
+    co_await p.client.write("abc");
+    EXPECT_EQ(co_await p.server.read_bytes(3), "abc");
+    auto reader = [](Stream& s) -> Task<size_t> {
+      co_return co_await with_timeout(5s, s.read_more());
+    };
+    auto r = spawn(reader(p.server));
+    co_await sleep(1ms);
+    co_await p.client.write("defg");
+    EXPECT_EQ(co_await r, 4u);
+    EXPECT_EQ(p.server.buffered(), "defg");
+    p.server.consume(4);
+    co_await p.client.shutdown_write();
+    EXPECT_EQ(co_await with_timeout(5s, p.server.read_more()), 0u);
+    EXPECT_TRUE(p.server.at_eof());
+  };
+  run(body());
+}
+
+TEST_P(StreamTest, BytesAndTheEndArrivingTogetherAreBothSeen) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
+    co_await p.client.write("last");
+    co_await p.client.shutdown_write();
+    // Both arrive before the server reads: one readiness event says readable and ended, and
+    // no other edge follows the short read of the four bytes.
+    co_await sleep(5ms);
+    EXPECT_EQ(co_await with_timeout(5s, p.server.read_more()), 4u);
+    EXPECT_EQ(co_await with_timeout(5s, p.server.read_more()), 0u);
+    EXPECT_EQ(p.server.buffered(), "last");
+    EXPECT_TRUE(p.server.at_eof());
+  };
+  run(body());
+}
+
+TEST_P(StreamTest, AStreamWaitingIdleHoldsNoReadBuffer) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
+    co_await p.client.write("GET");
+    EXPECT_EQ(co_await p.server.read_bytes(3), "GET");
+    auto reader = [](Stream& s) -> Task<size_t> { co_return co_await s.read_more(); };
+    auto r = spawn(reader(p.server));
+    co_await sleep(1ms);
+    EXPECT_FALSE(r.done());
+    EXPECT_EQ(p.server.buffer_capacity(), 0u);
+    co_await p.client.write("more");
+    EXPECT_EQ(co_await r, 4u);
+    EXPECT_GE(p.server.buffer_capacity(), 4u);
+    EXPECT_EQ(p.server.buffered(), "more");
+  };
+  run(body());
+}
+
+TEST_P(StreamTest, AMovedStringTheSocketTakesOnlyPartOfArrivesWhole) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
+    std::string data(4 << 20, '\0');
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 131 + i / 4093);
+    std::string copy = data;
+    auto writer = [](Stream& s, std::string bytes) -> Task<void> {
+      co_await s.write(std::move(bytes));
+      co_await s.write(std::string_view("!"));
+      co_await s.flush();
+    };
+    auto w = spawn(writer(p.client, std::move(copy)));
+    EXPECT_TRUE(co_await p.server.read_bytes(data.size() + 1) == data + "!");
+    co_await w;
+  };
+  run(body());
+}
+
 INSTANTIATE_TEST_SUITE_P(Tcp, StreamTest, ::testing::Values(AF_INET, AF_INET6, kTls),
                          [](const ::testing::TestParamInfo<int>& info) {
                            return std::string(info.param == AF_INET    ? "Ipv4"
                                               : info.param == AF_INET6 ? "Ipv6"
                                                                        : "Tls");
                          });
+
+// What a stream asked of its transport.
+struct Calls {
+  size_t reads = 0;
+  size_t would_block_reads = 0;
+  size_t writes = 0;
+  const void* last_write_base = nullptr;
+};
+
+// TCP underneath, counting calls; `may_buffer` says what the stream is told, and a write takes
+// at most `max_write` bytes, as a nearly full socket would.
+class CountingTransport final : public Transport {
+ public:
+  CountingTransport(std::unique_ptr<Transport> inner, Calls& calls, bool may_buffer,
+                    size_t max_write = SIZE_MAX)
+      : inner_(std::move(inner)), calls_(calls), may_buffer_(may_buffer), max_write_(max_write) {}
+  int fd() const noexcept override { return inner_->fd(); }
+  const std::string& peer() const noexcept override { return inner_->peer(); }
+  IoResult read(std::span<char> into) noexcept override {
+    ++calls_.reads;
+    IoResult r = inner_->read(into);
+    if (r.would_block()) ++calls_.would_block_reads;
+    return r;
+  }
+  IoResult write(std::span<const iovec> from) noexcept override {
+    ++calls_.writes;
+    calls_.last_write_base = from.empty() ? nullptr : from[0].iov_base;
+    iovec first{};
+    if (!from.empty() && from[0].iov_len > max_write_) {
+      first = {from[0].iov_base, max_write_};
+      from = {&first, 1};
+    }
+    return inner_->write(from);
+  }
+  bool may_buffer() const noexcept override { return may_buffer_; }
+  int shutdown_write() noexcept override { return inner_->shutdown_write(); }
+  void close() noexcept override { inner_->close(); }
+
+ private:
+  std::unique_ptr<Transport> inner_;
+  Calls& calls_;
+  bool may_buffer_;
+  size_t max_write_;
+};
+
+class StreamCallsTest : public test::LoopTest {
+ protected:
+  // The sequence a keep-alive server sees: a request, a pause, the next one, the end.
+  Task<void> two_requests_then_the_end(bool may_buffer, Calls& calls) {
+    Pair p = co_await connected_pair(AF_INET, {}, {});
+    Stream server(
+        std::make_unique<CountingTransport>(p.server.release_transport(), calls, may_buffer));
+    co_await p.client.write("abc");
+    co_await sleep(1ms);  // the edge for "abc" is taken before the read, as in a server
+    EXPECT_EQ(co_await server.read_more(), 3u);
+    server.consume(3);
+    auto reader = [](Stream& s) -> Task<size_t> {
+      co_return co_await with_timeout(5s, s.read_more());
+    };
+    auto r = spawn(reader(server));
+    co_await sleep(1ms);
+    co_await p.client.write("defg");
+    EXPECT_EQ(co_await r, 4u);
+    server.consume(4);
+    co_await p.client.shutdown_write();
+    EXPECT_EQ(co_await with_timeout(5s, server.read_more()), 0u);
+  }
+};
+
+TEST_F(StreamCallsTest, AShortReadFromASocketWaitsForTheNextEdgeInsteadOfReadingAgain) {
+  Calls calls;
+  run(two_requests_then_the_end(false, calls));
+  EXPECT_EQ(calls.would_block_reads, 0u);
+  EXPECT_EQ(calls.reads, 3u);  // "abc", "defg", end of stream
+}
+
+TEST_F(StreamCallsTest, ATransportThatMayBufferIsReadAgainAfterAShortRead) {
+  Calls calls;
+  run(two_requests_then_the_end(true, calls));
+  EXPECT_GE(calls.would_block_reads, 1u);
+}
+
+TEST_F(StreamCallsTest, AWriteToAnEmptyQueueSendsFromTheCallersBytes) {
+  Calls calls;
+  auto body = [&]() -> Task<void> {
+    Pair p = co_await connected_pair(AF_INET, {}, {});
+    Stream client(std::make_unique<CountingTransport>(p.client.release_transport(), calls, false));
+    std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc";
+    co_await client.write(std::string_view(reply));
+    EXPECT_EQ(calls.writes, 1u);
+    EXPECT_EQ(calls.last_write_base, reply.data());
+    EXPECT_EQ(client.pending_write_bytes(), 0u);
+    EXPECT_EQ(co_await p.server.read_bytes(reply.size()), reply);
+  };
+  run(body());
+}
+
+TEST_F(StreamCallsTest, WhatTheSocketDidNotTakeIsQueuedAndSentInOrder) {
+  Calls calls;
+  auto body = [&]() -> Task<void> {
+    Pair p = co_await connected_pair(AF_INET, {}, {});
+    Stream client(
+        std::make_unique<CountingTransport>(p.client.release_transport(), calls, false, 4));
+    co_await client.write(std::string_view("0123456789"));
+    co_await client.write(std::string("abcdefghij"));
+    co_await client.write(std::string_view("+"));
+    co_await client.flush();
+    EXPECT_EQ(co_await p.server.read_bytes(21), "0123456789abcdefghij+");
+  };
+  run(body());
+}
 
 }  // namespace
 }  // namespace squall

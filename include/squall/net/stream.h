@@ -13,8 +13,13 @@
 // read_more()). The buffer never holds more than max_buffer_size bytes: a read that would need
 // more fails with TooLarge and closes the stream. End of stream from the peer is not a close:
 // writes still work (half-close), reads return what is buffered and then fail with Closed.
+// A plain socket that returned fewer bytes than asked for is drained: the next read waits for
+// the next readiness edge without a system call. A stream with nothing buffered that waits
+// for the socket gives its buffer back (to a small per-thread pool), so an idle connection
+// holds none.
 //
-// Writes. write() queues the bytes and sends what the socket takes at once (gathered, up to
+// Writes. With nothing queued, write() hands the caller's bytes to the socket directly and
+// copies only what it did not take; otherwise it queues them behind the rest (gathered, up to
 // 64 buffers a call); the rest goes out as the socket drains, driven by the loop. A writer
 // awaits only while more than write_high_water bytes are pending, so a slow reader bounds the
 // writer's memory. flush() awaits an empty queue.
@@ -106,6 +111,9 @@ class Stream {
   [[nodiscard]] Task<size_t> read_more();
   // The peer ended its direction and every byte it sent was read into the buffer.
   bool at_eof() const noexcept;
+  // Bytes the read buffer has room for. 0 while nothing is buffered and the stream waits for
+  // the socket: an idle stream holds no buffer, and takes one again when bytes arrive.
+  size_t buffer_capacity() const noexcept;
 
   // --- writing ---------------------------------------------------------------------------
 

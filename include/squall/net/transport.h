@@ -37,6 +37,11 @@ class Transport {
   virtual IoResult read(std::span<char> into) noexcept = 0;
   // Writes a prefix of the gathered buffers; EAGAIN when nothing could be written.
   virtual IoResult write(std::span<const iovec> from) noexcept = 0;
+  // Whether the transport may hold bytes of its own that the descriptor's readiness does not
+  // show (TLS: records decrypted inside the library). When it cannot, a read that returns
+  // fewer bytes than asked for has drained the socket, and the stream waits for the next
+  // readiness edge instead of reading again only to hear EAGAIN.
+  virtual bool may_buffer() const noexcept { return true; }
   // After an EAGAIN: the readiness that would let the operation go on (Read or Write).
   virtual IoEvents blocked_on(bool reading) const noexcept {
     return reading ? IoEvents::Read : IoEvents::Write;
@@ -72,6 +77,7 @@ class TcpTransport final : public Transport {
   const std::string& peer() const noexcept override { return peer_; }
   IoResult read(std::span<char> into) noexcept override { return socket_.read(into); }
   IoResult write(std::span<const iovec> from) noexcept override { return socket_.write(from); }
+  bool may_buffer() const noexcept override { return false; }
   int shutdown_write() noexcept override { return socket_.shutdown_write(); }
   void close() noexcept override { socket_.close(); }
   // sendfile(2).
