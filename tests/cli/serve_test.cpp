@@ -50,12 +50,12 @@ TEST(SquallServe, ServesADirectoryAndStopsCleanlyOnSigterm) {
   test::Process p;
   uint16_t port = start_serve(p, {dir.path().string(), "--port", "0"});
   ASSERT_NE(port, 0) << p.output();
-  std::string base = "http://127.0.0.1:" + std::to_string(port);
+  std::string base = test::cat("http://127.0.0.1:", std::to_string(port));
   EXPECT_EQ(test::curl({base + "/"}).body, "<p>served</p>");
   test::Reply kib = test::curl({base + "/kib.txt"});
   EXPECT_EQ(kib.status, 200);
   EXPECT_EQ(kib.body.size(), 1024u);
-  EXPECT_NE(p.output().find("Serving " + dir.path().string() + " at " + base + "/\n"),
+  EXPECT_NE(p.output().find(test::cat("Serving ", dir.path().string(), " at ", base, "/\n")),
             std::string::npos);
   int status = p.stop(SIGTERM, std::chrono::seconds(10));
   ASSERT_TRUE(WIFEXITED(status)) << p.output();
@@ -70,7 +70,7 @@ TEST(SquallServe, RunsSeveralWorkersWithAnAccessLogAndStopsOnCtrlC) {
   uint16_t port = start_serve(p, {dir.path().string(), "--port", "0", "--workers", "2",
                                   "--access-log", "--bind", "127.0.0.1"});
   ASSERT_NE(port, 0) << p.output();
-  std::string url = "http://127.0.0.1:" + std::to_string(port) + "/a.txt";
+  std::string url = test::cat("http://127.0.0.1:", std::to_string(port), "/a.txt");
   for (int i = 0; i < 4; ++i) EXPECT_EQ(test::curl({url}).body, "A");
   int status = p.stop(SIGINT, std::chrono::seconds(10));
   ASSERT_TRUE(WIFEXITED(status)) << p.output();

@@ -119,10 +119,11 @@ TEST(MultipartParser, EnforcesItsLimits) {
   many += "--b--";
   EXPECT_EQ(parse_multipart(many, "b", {.max_parts = 4}).fields.size(), 4u);
   expect_error(many, ErrorKind::TooLarge, {.max_parts = 3});
-  std::string big_head = "--b\r\nX-Long: " + std::string(200, 'a') + "\r\n\r\nx\r\n--b--";
+  std::string big_head =
+      std::string("--b\r\nX-Long: ").append(200, 'a').append("\r\n\r\nx\r\n--b--");
   expect_error(big_head, ErrorKind::TooLarge, {.max_head_size = 100});
   // Without its end in sight, too: the head is refused as soon as it outgrows the limit.
-  std::string endless_head = "--b\r\nX-Long: " + std::string(500, 'a');
+  std::string endless_head = std::string("--b\r\nX-Long: ").append(500, 'a');
   MultipartParser p("b", {}, {.max_head_size = 100});
   EXPECT_THROW(p.feed(endless_head), Error);
   EXPECT_THROW(p.feed("more"), InvalidStateError);
@@ -154,7 +155,7 @@ TEST(MultipartBoundary, ReadsTheBoundaryOfMultipartTypesOnly) {
   EXPECT_EQ(multipart_boundary("text/plain; boundary=abc"), std::nullopt);
   EXPECT_EQ(multipart_boundary("multipart/form-data"), std::nullopt);
   EXPECT_EQ(multipart_boundary("multipart/form-data; boundary="), std::nullopt);
-  EXPECT_EQ(multipart_boundary("multipart/form-data; boundary=" + std::string(71, 'a')),
+  EXPECT_EQ(multipart_boundary(std::string("multipart/form-data; boundary=").append(71, 'a')),
             std::nullopt);
   EXPECT_EQ(multipart_boundary("multipart/form-data; boundary=\"bad\r\n\""), std::nullopt);
 }

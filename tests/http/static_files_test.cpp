@@ -43,7 +43,7 @@ TEST(ParseRange, KnowsUnsatisfiableFromMalformed) {
     EXPECT_EQ(parse_range(bad, 1000).kind, RangeRequest::Ignore) << bad;
   }
   std::string many = "bytes=0-0";
-  for (int i = 1; i < 17; ++i) many += "," + std::to_string(i) + "-" + std::to_string(i);
+  for (int i = 1; i < 17; ++i) many += test::cat(",", std::to_string(i), "-", std::to_string(i));
   EXPECT_EQ(parse_range(many, 1000, 16).kind, RangeRequest::Ignore);
   EXPECT_EQ(parse_range(many, 1000, 17).ranges.size(), 17u);
 }
@@ -56,7 +56,7 @@ TEST(Etag, ChangesWithSizeAndTimeAndMatchesWeakly) {
   EXPECT_NE(tag, make_etag(1025, t));
   EXPECT_NE(tag, make_etag(1024, timespec{1700000000, 6}));
   EXPECT_TRUE(etag_matches(tag, tag));
-  EXPECT_TRUE(etag_matches("\"x\", W/" + tag, tag));
+  EXPECT_TRUE(etag_matches(test::cat("\"x\", W/", tag), tag));
   EXPECT_TRUE(etag_matches("*", tag));
   EXPECT_FALSE(etag_matches("\"x\"", tag));
   EXPECT_FALSE(etag_matches("", tag));
@@ -156,13 +156,13 @@ TEST_P(StaticTest, AnswersSeveralRangesAsMultipartByteranges) {
   ASSERT_EQ(boundary.substr(0, 31), "multipart/byteranges; boundary=");
   boundary = boundary.substr(31);
   EXPECT_EQ(r.header("Content-Length"), std::to_string(r.body.size()));
-  std::string want = "\r\n--" + boundary +
-                     "\r\nContent-Type: application/octet-stream\r\n"
-                     "Content-Range: bytes 0-1/1000\r\n\r\n" +
-                     data_.substr(0, 2) + "\r\n--" + boundary +
-                     "\r\nContent-Type: application/octet-stream\r\n"
-                     "Content-Range: bytes 10-12/1000\r\n\r\n" +
-                     data_.substr(10, 3) + "\r\n--" + boundary + "--\r\n";
+  std::string want = test::cat("\r\n--", boundary,
+                               "\r\nContent-Type: application/octet-stream\r\n"
+                               "Content-Range: bytes 0-1/1000\r\n\r\n",
+                               data_.substr(0, 2), "\r\n--", boundary,
+                               "\r\nContent-Type: application/octet-stream\r\n"
+                               "Content-Range: bytes 10-12/1000\r\n\r\n",
+                               data_.substr(10, 3), "\r\n--", boundary, "--\r\n");
   EXPECT_EQ(r.body, want);
 }
 
@@ -181,7 +181,7 @@ TEST_P(StaticTest, IfRangeWithAnOldValidatorGetsTheWholeFile) {
 TEST_P(StaticTest, ConditionalRequestsGet304) {
   Reply first = curl({url("/hello.txt")});
   std::string etag = first.header("ETag");
-  Reply same = curl({"-H", "If-None-Match: " + etag, url("/hello.txt")});
+  Reply same = curl({"-H", test::cat("If-None-Match: ", etag), url("/hello.txt")});
   EXPECT_EQ(same.status, 304);
   EXPECT_EQ(same.body, "");
   EXPECT_EQ(same.header("ETag"), etag);
@@ -262,11 +262,12 @@ TEST(StaticFiles, MountsUnderAPrefixInAnApplication) {
                      {"/", [](Request&, Response& resp) { return resp.finish("home"); }}});
     return app.handler();
   });
-  std::string base = "http://127.0.0.1:" + std::to_string(workers.port());
-  EXPECT_EQ(curl({base + "/static/app.js"}).body, "let x;");
-  EXPECT_EQ(curl({base + "/static/img/logo.svg"}).header("Content-Type"), "image/svg+xml");
-  EXPECT_EQ(curl({base + "/static/missing"}).status, 404);
-  EXPECT_EQ(curl({base + "/"}).body, "home");
+  std::string base = test::cat("http://127.0.0.1:", std::to_string(workers.port()));
+  EXPECT_EQ(curl({test::cat(base, "/static/app.js")}).body, "let x;");
+  EXPECT_EQ(curl({test::cat(base, "/static/img/logo.svg")}).header("Content-Type"),
+            "image/svg+xml");
+  EXPECT_EQ(curl({test::cat(base, "/static/missing")}).status, 404);
+  EXPECT_EQ(curl({test::cat(base, "/")}).body, "home");
   workers.stop(std::chrono::seconds(5));
 }
 

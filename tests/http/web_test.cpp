@@ -251,7 +251,7 @@ TEST_F(WebTest, UrlencodedAndMultipartFormsIncludingUploads) {
   EXPECT_EQ(curl({"--data", "title=Hello+there&x=1", url("/form")}).body, "title=Hello there");
   test::TempDir dir;
   auto file = dir.write("upload.bin", std::string(100000, 'u'));
-  Reply r = curl({"-F", "title=Multi part", "-F", "doc=@" + file.string(), url("/form")});
+  Reply r = curl({"-F", "title=Multi part", "-F", test::cat("doc=@", file.string()), url("/form")});
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, "title=Multi part file=doc:upload.bin:100000");
 }
@@ -285,7 +285,7 @@ TEST_F(WebTest, StatusErrorsAnswerTheirStatus) {
 TEST_F(WebTest, RedirectsWithEachPermittedStatus) {
   start();
   for (int code : {301, 302, 303, 307, 308}) {
-    Reply r = curl({url("/redirect?code=" + std::to_string(code))});
+    Reply r = curl({url(test::cat("/redirect?code=", std::to_string(code)))});
     EXPECT_EQ(r.status, code);
     EXPECT_EQ(r.header("Location"), "/target?x=1");
   }
