@@ -17,7 +17,7 @@ release asan debug tsan: bootstrap
 	@cmake --build --preset $@ -j$(JOBS)
 
 demo: release
-	@build/release/examples/hub_tour
+	@scripts/demo build/release
 
 test: bootstrap format-check
 	@cmake --preset release >/dev/null

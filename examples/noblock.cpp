@@ -1,7 +1,8 @@
 // The seed's /api/noblock in squall: an async handler answers "abc" without blocking the loop.
 //
 // Tornado's version has a coroutine `service_method` whose result a RequestHandler awaits and
-// writes; here the handler is a coroutine that awaits another one, on squall's HttpServer.
+// writes, in an Application listening on 2345; here it is the same, with squall's Application
+// and RequestHandler.
 //
 // Run: build/release/examples/noblock              listens on an ephemeral port, fetches its
 //                                                   own /api/noblock, prints it and exits
@@ -18,6 +19,7 @@
 
 #include "squall/core.h"
 #include "squall/http/server.h"
+#include "squall/http/web.h"
 #include "squall/net/tcp_client.h"
 
 using namespace squall;
@@ -37,23 +39,26 @@ struct StaticFile {
 };
 StaticFile static_file;
 
-Task<void> handle(ServerRequest& request, ServerResponse& response) {
-  if (request.path() == "/api/noblock") {
-    std::string result = co_await service_method();
-    co_await response.write(result);
-  } else if (request.path() == "/static" && static_file.fd >= 0) {
-    response.headers().set("Content-Type", "application/octet-stream");
+// Tornado's NoBlockHandler: get() awaits the service and writes what it gives.
+struct NoBlockHandler : RequestHandler {
+  Task<void> get() override { co_await write(co_await service_method()); }
+};
+
+// The Application: /api/noblock, and /static for the benchmark's file (--static FILE).
+Application make_app() {
+  Application app({{"/api/noblock", handler<NoBlockHandler>()}});
+  app.add("GET", "/static", [](Request&, Response& response) -> Task<void> {
+    if (static_file.fd < 0) throw StatusError(404, "no --static file given");
+    response.set_header("Content-Type", "application/octet-stream");
     co_await response.send_file(static_file.fd, 0, static_file.size);
-  } else {
-    response.set_status(404);
-    co_await response.write("not found\n");
-  }
+  });
+  return app;
 }
 
 // No arguments: serve on an ephemeral port, fetch /api/noblock over a raw socket, print it.
 Task<int> self_test() {
-  HttpServer server(handle);
-  server.listen(Address::parse("127.0.0.1:0"));
+  Application app = make_app();
+  HttpServer& server = app.listen(0);
   std::printf("listening on http://%s/api/noblock\n", server.address().to_string().c_str());
 
   Stream client = co_await tcp_connect("127.0.0.1", server.port());
@@ -62,14 +67,15 @@ Task<int> self_test() {
   std::string reply = co_await client.read_until_close();
   std::printf("%s\n", reply.c_str());
 
-  co_await server.stop(2s);
+  co_await app.stop(2s);
   bool ok = reply.starts_with("HTTP/1.1 200 OK\r\n") && reply.ends_with("\r\n\r\nabc");
   co_return ok ? 0 : 1;
 }
 
 int serve(const std::string& bind, int port, size_t workers) {
   Address address = Address::parse(std::string(bind).append(":").append(std::to_string(port)));
-  HttpWorkers servers(workers, address, [] { return Handler(handle); });
+  Application app = make_app();
+  HttpWorkers servers(workers, address, [&app] { return app.handler(); });
   std::printf("listening on http://%s/api/noblock with %zu worker(s); Ctrl-C stops\n",
               servers.address().to_string().c_str(), servers.size());
   std::fflush(stdout);

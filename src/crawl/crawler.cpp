@@ -266,18 +266,20 @@ struct Crawler::State {
 
   void write_jsonl(const CrawledPage& p, int64_t fetched_at) {
     if (!jsonl) return;
-    nlohmann::json j = {{"url", p.url},
-                        {"final_url", p.final_url},
-                        {"status", p.status},
-                        {"depth", p.depth},
-                        {"parent", p.parent.empty() ? nlohmann::json() : nlohmann::json(p.parent)},
-                        {"content_type", p.content_type},
-                        {"length", p.length},
-                        {"fetched_at", iso_time(fetched_at)},
-                        {"elapsed_ms", std::round(p.elapsed_ms * 1000) / 1000},
-                        {"links", p.links},
-                        {"error", p.error.empty() ? nlohmann::json() : nlohmann::json(p.error)}};
-    std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    // ordered_json: the fields in the documented order, not sorted.
+    nlohmann::ordered_json j = {
+        {"url", p.url},
+        {"final_url", p.final_url},
+        {"status", p.status},
+        {"depth", p.depth},
+        {"parent", p.parent.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.parent)},
+        {"content_type", p.content_type},
+        {"length", p.length},
+        {"fetched_at", iso_time(fetched_at)},
+        {"elapsed_ms", std::round(p.elapsed_ms * 1000) / 1000},
+        {"links", p.links},
+        {"error", p.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.error)}};
+    std::string line = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     line.push_back('\n');
     std::fwrite(line.data(), 1, line.size(), jsonl);
   }

@@ -10,6 +10,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// a + b by append: GCC 12 at -O3 reports a false -Wrestrict on "lit" + std::string.
+std::string cat(std::string a, const std::string& b) {
+  a.append(b);
+  return a;
+}
+
 CrawlUrl url(const std::string& u) {
   CrawlUrl c;
   c.url = u;
@@ -42,8 +48,8 @@ TEST(Frontier, HandsOutOneHostInOrderUpToItsLimit) {
 TEST(Frontier, RoundRobinAcrossHosts) {
   Frontier f({.per_host = 10});
   for (int i = 0; i < 3; ++i) {
-    f.push("a", url("a" + std::to_string(i)));
-    f.push("b", url("b" + std::to_string(i)));
+    f.push("a", url(cat("a", std::to_string(i))));
+    f.push("b", url(cat("b", std::to_string(i))));
   }
   std::string order;
   while (auto l = f.take(t0)) order += l->url.url + " ";
@@ -52,7 +58,7 @@ TEST(Frontier, RoundRobinAcrossHosts) {
 
 TEST(Frontier, ABusyOrDelayedHostNeverBlocksAReadyOne) {
   Frontier f({.per_host = 1, .delay = 2s});
-  for (int i = 0; i < 100; ++i) f.push("slow", url("slow" + std::to_string(i)));
+  for (int i = 0; i < 100; ++i) f.push("slow", url(cat("slow", std::to_string(i))));
   f.push("fast", url("fast0"));
   auto first = f.take(t0);
   ASSERT_TRUE(first);
@@ -81,8 +87,8 @@ TEST(Frontier, CrawlDelayFromRobotsOnlyLengthensTheDelay) {
   f.set_delay("a", 5s, t0);
   f.set_delay("b", 100ms, t0);
   for (auto h : {"a", "b"}) {
-    f.push(h, url(std::string(h) + "0"));
-    f.push(h, url(std::string(h) + "1"));
+    f.push(h, url(cat(h, "0")));
+    f.push(h, url(cat(h, "1")));
   }
   ASSERT_TRUE(f.take(t0));
   ASSERT_TRUE(f.take(t0));
@@ -152,8 +158,8 @@ TEST(Frontier, ManyHostsManyUrlsAllComeOutExactlyOnce) {
   Frontier f({.per_host = 2, .delay = 10ms});
   std::map<std::string, int> expected;
   for (int i = 0; i < 5000; ++i) {
-    std::string host = "h" + std::to_string(i % 37);
-    std::string u = host + "/" + std::to_string(i);
+    std::string host = cat("h", std::to_string(i % 37));
+    std::string u = cat(cat(host, "/"), std::to_string(i));
     f.push(host, url(u));
     expected[u] = 1;
   }
