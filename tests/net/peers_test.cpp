@@ -57,8 +57,8 @@ TEST(Peers, SelfSignedCertificateNamesTheHost) {
   CertFiles files = make_self_signed(dir, "server", "localhost");
   EXPECT_GT(std::filesystem::file_size(files.cert), 0u);
   EXPECT_GT(std::filesystem::file_size(files.key), 0u);
-  Process x509 = Process::start({"openssl", "x509", "-in", files.cert.string(), "-noout", "-ext",
-                                 "subjectAltName"});
+  Process x509 = Process::start(
+      {"openssl", "x509", "-in", files.cert.string(), "-noout", "-ext", "subjectAltName"});
   ASSERT_NE(x509.wait(std::chrono::seconds(10)), -1);
   EXPECT_NE(x509.output().find("DNS:localhost"), std::string::npos) << x509.output();
 }

@@ -31,7 +31,8 @@ TempDir::TempDir() {
   const char* base = std::getenv("TMPDIR");
   std::string pattern = (base && *base ? std::string(base) : std::string("/tmp"));
   pattern.append("/squall-test-XXXXXX");
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp: " + std::string(strerror(errno)));
+  if (!mkdtemp(pattern.data()))
+    throw std::runtime_error("mkdtemp: " + std::string(strerror(errno)));
   path_ = pattern;
 }
 
@@ -53,13 +54,12 @@ Process Process::start(const std::vector<std::string>& argv, const fs::path& wor
   if (argv.empty()) throw std::runtime_error("Process::start: no program");
   Process p;
   static std::mt19937_64 rng{std::random_device{}()};
-  p.log_ = fs::temp_directory_path() / ("squall-peer-" + std::to_string(getpid()) + "-" +
-                                        std::to_string(rng()) + ".log");
+  p.log_ = fs::temp_directory_path() /
+           ("squall-peer-" + std::to_string(getpid()) + "-" + std::to_string(rng()) + ".log");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, p.log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 1, p.log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   if (!workdir.empty()) posix_spawn_file_actions_addchdir_np(&actions, workdir.c_str());
   std::vector<char*> args;
@@ -191,18 +191,17 @@ Process start_nginx(const TempDir& dir, const std::string& server_body, uint16_t
   fs::create_directories(dir.path() / "nginx-tmp");
   std::string conf =
       "daemon off;\nmaster_process off;\nworker_processes 1;\npid " +
-      (dir.path() / "nginx.pid").string() + ";\nerror_log " +
-      (dir.path() / "error.log").string() +
+      (dir.path() / "nginx.pid").string() + ";\nerror_log " + (dir.path() / "error.log").string() +
       " warn;\nevents { worker_connections 16384; }\nhttp {\n"
       "  access_log " +
-      (dir.path() / "access.log").string() +
-      " combined;\n  client_body_temp_path " + (dir.path() / "nginx-tmp").string() +
-      ";\n  default_type application/octet-stream;\n  keepalive_requests 1000000;\n" +
-      extra_http + "\n  server {\n    listen 127.0.0.1:" + std::to_string(port) + " " +
-      listen_options + ";\n    root " + dir.path().string() + ";\n" + server_body + "\n  }\n}\n";
+      (dir.path() / "access.log").string() + " combined;\n  client_body_temp_path " +
+      (dir.path() / "nginx-tmp").string() +
+      ";\n  default_type application/octet-stream;\n  keepalive_requests 1000000;\n" + extra_http +
+      "\n  server {\n    listen 127.0.0.1:" + std::to_string(port) + " " + listen_options +
+      ";\n    root " + dir.path().string() + ";\n" + server_body + "\n  }\n}\n";
   fs::path conf_path = dir.write("nginx.conf", conf);
-  Process p = Process::start({"/usr/sbin/nginx", "-e", (dir.path() / "error.log").string(),
-                              "-p", dir.path().string(), "-c", conf_path.string()});
+  Process p = Process::start({"/usr/sbin/nginx", "-e", (dir.path() / "error.log").string(), "-p",
+                              dir.path().string(), "-c", conf_path.string()});
   wait_for_port(port, "nginx", &p);
   return p;
 }
@@ -217,11 +216,10 @@ Process start_httpbin(uint16_t port) {
 CertFiles make_self_signed(const TempDir& dir, const std::string& stem, const std::string& cn,
                            int days) {
   CertFiles f{dir.path() / (stem + ".crt"), dir.path() / (stem + ".key")};
-  Process p = Process::start({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                              "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", f.key.string(),
-                              "-out", f.cert.string(), "-days", std::to_string(days), "-subj",
-                              "/CN=" + cn, "-addext",
-                              "subjectAltName=DNS:" + cn + ",IP:127.0.0.1,IP:::1"});
+  Process p = Process::start(
+      {"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+       "-nodes", "-keyout", f.key.string(), "-out", f.cert.string(), "-days", std::to_string(days),
+       "-subj", "/CN=" + cn, "-addext", "subjectAltName=DNS:" + cn + ",IP:127.0.0.1,IP:::1"});
   int status = p.wait(std::chrono::seconds(30));
   if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error("openssl req failed:\n" + p.output());
