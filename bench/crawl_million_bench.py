@@ -51,7 +51,7 @@ def main():
     if not os.path.exists(squall):
         sys.exit(f"crawl bench: {squall} is missing; build the squall_command target")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("crawl bench: terminated"))
-    work = tempfile.mkdtemp(prefix="squall-crawl-million-")
+    work = tempfile.mkdtemp(prefix="squall-crawl-million-", dir=crawl_bench.scratch_dir())
     nginx = None
     try:
         site = os.path.join(work, "site")
