@@ -22,8 +22,9 @@ import sqlite3
 import sys
 import tempfile
 
-import crawl_bench
-from crawl_bench import BenchError, Run, log, start_nginx, stop
+sys.dont_write_bytecode = True  # importing the suite's main script leaves no __pycache__ behind
+import crawl_bench  # noqa: E402
+from crawl_bench import BenchError, Run, log, start_nginx, stop  # noqa: E402
 
 
 def write_site(site, pages, links):
