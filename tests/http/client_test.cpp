@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "squall/core.h"
 #include "squall/net/net_error.h"
@@ -436,12 +437,19 @@ class ClientNginxTest : public test::LoopTest {
   std::string url(std::string_view path) const {
     return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
   }
-  // The connection serials of logged requests (nginx writes the log line after each request).
-  std::vector<std::string> connections() const {
-    std::ifstream in(dir_.path() / "conn.log");
+  // The connection serials of logged requests. nginx writes a request's log line after the
+  // response has gone out, so the client may finish first: wait (up to 10 s) until `expected`
+  // lines are there.
+  std::vector<std::string> connections(size_t expected) const {
     std::vector<std::string> out;
-    std::string conn, count, uri;
-    while (in >> conn >> count >> uri) out.push_back(conn);
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+      std::ifstream in(dir_.path() / "conn.log");
+      out.clear();
+      std::string conn, count, uri;
+      while (in >> conn >> count >> uri) out.push_back(conn);
+      if (out.size() >= expected) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     return out;
   }
 
@@ -464,7 +472,7 @@ TEST_F(ClientNginxTest, SequentialRequestsReuseOneConnection) {
     client.close();
   };
   run(body());
-  auto conns = connections();
+  auto conns = connections(20);
   ASSERT_EQ(conns.size(), 20u);
   EXPECT_EQ(std::set<std::string>(conns.begin(), conns.end()).size(), 1u);
 }
@@ -483,7 +491,7 @@ TEST_F(ClientNginxTest, APerHostLimitCapsConnectionsUnderConcurrency) {
     client.close();
   };
   run(body());
-  auto conns = connections();
+  auto conns = connections(40);
   ASSERT_EQ(conns.size(), 40u);
   EXPECT_LE(std::set<std::string>(conns.begin(), conns.end()).size(), 2u);
 }
