@@ -108,9 +108,11 @@ std::string column_text(sqlite3_stmt* s, int i) {
 CrawlStore CrawlStore::open(const std::filesystem::path& path) {
   auto db = std::make_unique<Db>();
   db->path = path.string();
-  if (sqlite3_open_v2(db->path.c_str(), &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+  if (sqlite3_open_v2(db->path.c_str(), &db->db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       nullptr) != SQLITE_OK)
     db->fail("cannot open");
+  // NOMUTEX: a store belongs to one loop's thread, so SQLite's own locking is pure cost.
   sqlite3_busy_timeout(db->db, 5000);
   db->exec("PRAGMA journal_mode=WAL");
   // NORMAL in WAL mode: a committed batch survives the process being killed (the OS holds it);
