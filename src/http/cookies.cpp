@@ -9,12 +9,6 @@ namespace squall::http {
 
 namespace {
 
-std::string_view trim(std::string_view s) noexcept {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // cookie-octet: %x21 / %x23-2B / %x2D-3A / %x3C-5B / %x5D-7E
 bool cookie_octet(unsigned char c) noexcept {
   return c == 0x21 || (c >= 0x23 && c <= 0x2B) || (c >= 0x2D && c <= 0x3A) ||
@@ -51,8 +45,8 @@ std::vector<std::pair<std::string_view, std::string_view>> parse_cookies(std::st
     header = semi == std::string_view::npos ? std::string_view() : header.substr(semi + 1);
     size_t eq = piece.find('=');
     if (eq == std::string_view::npos) continue;
-    std::string_view name = trim(piece.substr(0, eq));
-    std::string_view value = trim(piece.substr(eq + 1));
+    std::string_view name = trim_ows(piece.substr(0, eq));
+    std::string_view value = trim_ows(piece.substr(eq + 1));
     if (name.empty()) continue;
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
       value = value.substr(1, value.size() - 2);

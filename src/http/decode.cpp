@@ -11,6 +11,8 @@
 #include <cstring>
 #include <new>
 
+#include "squall/http/message.h"
+
 namespace squall::http {
 
 namespace detail {
@@ -240,22 +242,6 @@ class ZstdStage final : public DecodeStage {
   bool frame_done_ = false;
 };
 
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-std::string_view trim(std::string_view s) noexcept {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::unique_ptr<DecodeStage> make_stage(ContentCoding coding) {
   switch (coding) {
     case ContentCoding::Gzip:
@@ -303,7 +289,7 @@ std::vector<ContentCoding> parse_content_encoding(std::string_view value) {
   std::vector<ContentCoding> codings;
   while (!value.empty()) {
     size_t comma = value.find(',');
-    std::string_view name = trim(value.substr(0, comma));
+    std::string_view name = trim_ows(value.substr(0, comma));
     value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
     if (name.empty() || iequals(name, "identity")) continue;
     ContentCoding coding;

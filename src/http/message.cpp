@@ -27,12 +27,6 @@ bool is_ows(char c) noexcept {
   return c == ' ' || c == '\t';
 }
 
-std::string_view trim_ows(std::string_view s) noexcept {
-  while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
@@ -50,6 +44,12 @@ bool is_token(std::string_view s) noexcept {
   for (char c : s)
     if (!kToken[static_cast<unsigned char>(c)]) return false;
   return true;
+}
+
+std::string_view trim_ows(std::string_view s) noexcept {
+  while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
+  return s;
 }
 
 bool is_field_value(std::string_view s) noexcept {

@@ -3,15 +3,11 @@
 
 #include <utility>
 
+#include "squall/http/message.h"
+
 namespace squall::http {
 
 namespace {
-
-std::string_view trim(std::string_view s) noexcept {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 char lower(char c) noexcept {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
@@ -33,7 +29,7 @@ std::vector<std::pair<std::string, std::string>> parameters(std::string_view s) 
     size_t name_start = i;
     while (i < s.size() && s[i] != '=' && s[i] != ';') ++i;
     std::string name;
-    for (char c : trim(s.substr(name_start, i - name_start))) name.push_back(lower(c));
+    for (char c : trim_ows(s.substr(name_start, i - name_start))) name.push_back(lower(c));
     std::string value;
     if (i < s.size() && s[i] == '=') {
       ++i;
@@ -49,7 +45,7 @@ std::vector<std::pair<std::string, std::string>> parameters(std::string_view s) 
       } else {
         size_t start = i;
         while (i < s.size() && s[i] != ';') ++i;
-        value = std::string(trim(s.substr(start, i - start)));
+        value = std::string(trim_ows(s.substr(start, i - start)));
       }
     }
     if (!name.empty()) out.emplace_back(std::move(name), std::move(value));
@@ -71,7 +67,7 @@ std::optional<std::string> ext_value(std::string_view v) {
 
 std::optional<std::string> multipart_boundary(std::string_view content_type) {
   size_t semi = content_type.find(';');
-  std::string_view type = trim(content_type.substr(0, semi));
+  std::string_view type = trim_ows(content_type.substr(0, semi));
   if (type.size() < 10 || !iequals(type.substr(0, 10), "multipart/")) return std::nullopt;
   if (semi == std::string_view::npos) return std::nullopt;
   for (auto& [name, value] : parameters(content_type.substr(semi + 1))) {
@@ -215,7 +211,7 @@ void MultipartParser::parse_head(std::string_view head) {
     size_t colon = line.find(':');
     if (colon == std::string_view::npos) fail(ErrorKind::Protocol, "a part field has no colon");
     std::string_view name = line.substr(0, colon);
-    std::string_view value = trim(line.substr(colon + 1));
+    std::string_view value = trim_ows(line.substr(colon + 1));
     if (!is_token(name)) fail(ErrorKind::Protocol, "a part field name is not a token");
     part.headers.add(name, value);
   }

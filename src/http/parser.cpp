@@ -328,18 +328,12 @@ struct FramingFields {
   bool chunked_last = false;
   bool other_coding = false;
 
-  static std::string_view trim(std::string_view s) {
-    while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
-    while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
-    return s;
-  }
-
   // Calls f(element) for each comma-separated element of a list value, empty ones included.
   template <class F>
   static void each_element(std::string_view value, F&& f) {
     for (;;) {
       size_t comma = value.find(',');
-      f(trim(value.substr(0, comma)));
+      f(http::trim_ows(value.substr(0, comma)));
       if (comma == std::string_view::npos) return;
       value.remove_prefix(comma + 1);
     }

@@ -73,12 +73,6 @@ bool has_list_token(std::string_view list, std::string_view token) noexcept {
   return false;
 }
 
-std::string_view trim(std::string_view s) noexcept {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // "1.2.3.4:80" → "1.2.3.4"; "[::1]:80" → "::1".
 std::string_view host_of(std::string_view peer) noexcept {
   if (!peer.empty() && peer.front() == '[') {
@@ -371,11 +365,11 @@ bool Connection::setup_request(int& error_status, std::string_view& error_messag
     std::string_view last = *forwarded_for;
     size_t comma = last.rfind(',');
     if (comma != std::string_view::npos) last = last.substr(comma + 1);
-    last = trim(last);
+    last = trim_ows(last);
     if (!last.empty()) r.remote_ip_ = last;
   }
   if (forwarded_proto) {
-    std::string_view proto = trim(*forwarded_proto);
+    std::string_view proto = trim_ows(*forwarded_proto);
     if (proto == "http" || proto == "https") r.protocol_ = proto;
   }
 

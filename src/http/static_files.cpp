@@ -14,6 +14,7 @@
 #include "squall/core/error.h"
 #include "squall/http/form.h"
 #include "squall/http/http_date.h"
+#include "squall/http/message.h"
 #include "squall/http/mime.h"
 
 namespace squall::http {
@@ -51,12 +52,6 @@ bool ci_contains(std::string_view haystack, std::string_view needle) noexcept {
   return false;
 }
 
-std::string_view trim(std::string_view s) noexcept {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::optional<uint64_t> parse_u64(std::string_view s) noexcept {
   if (s.empty() || s.size() > 19) return std::nullopt;
   uint64_t v = 0;
@@ -76,20 +71,20 @@ std::string_view strip_weak(std::string_view tag) noexcept {
 
 RangeRequest parse_range(std::string_view header, uint64_t size, size_t max_ranges) {
   RangeRequest out;
-  header = trim(header);
+  header = trim_ows(header);
   if (header.size() < 6 || !iequals(header.substr(0, 6), "bytes=")) return out;
   header.remove_prefix(6);
   std::vector<ByteRange> ranges;
   size_t specs = 0;
   while (true) {
     size_t comma = header.find(',');
-    std::string_view spec = trim(header.substr(0, comma));
+    std::string_view spec = trim_ows(header.substr(0, comma));
     if (!spec.empty()) {
       if (++specs > max_ranges) return out;
       size_t dash = spec.find('-');
       if (dash == std::string_view::npos) return out;
-      std::string_view a = trim(spec.substr(0, dash));
-      std::string_view b = trim(spec.substr(dash + 1));
+      std::string_view a = trim_ows(spec.substr(0, dash));
+      std::string_view b = trim_ows(spec.substr(dash + 1));
       if (a.empty()) {
         // A suffix: the last n bytes.
         auto n = parse_u64(b);
@@ -131,7 +126,7 @@ bool etag_matches(std::string_view if_none_match, std::string_view etag) {
   std::string_view want = strip_weak(etag);
   while (true) {
     size_t comma = if_none_match.find(',');
-    std::string_view tag = trim(if_none_match.substr(0, comma));
+    std::string_view tag = trim_ows(if_none_match.substr(0, comma));
     if (tag == "*" || (!tag.empty() && strip_weak(tag) == want)) return true;
     if (comma == std::string_view::npos) return false;
     if_none_match.remove_prefix(comma + 1);
@@ -271,7 +266,7 @@ Task<void> serve_file(const StaticFiles::State& st, Request& req, Response& resp
     range = parse_range(*header, size, st.options.max_ranges);
     // If-Range: the ranges only if the representation is still the one the client has.
     if (auto if_range = req.header("If-Range"); if_range && range.kind != RangeRequest::Ignore) {
-      std::string_view v = trim(*if_range);
+      std::string_view v = trim_ows(*if_range);
       bool same = false;
       if (!v.empty() && v.front() == '"') {
         same = v == etag;  // strong comparison

@@ -29,6 +29,10 @@ bool is_token(std::string_view s) noexcept;
 // and no leading or trailing whitespace.
 bool is_field_value(std::string_view s) noexcept;
 
+// `s` without leading and trailing spaces and tabs (RFC 9110's optional whitespace, OWS), as
+// list elements and parameter values are read.
+std::string_view trim_ows(std::string_view s) noexcept;
+
 // One header field as received or to be sent; the name keeps the case it was given.
 struct Header {
   std::string name;
