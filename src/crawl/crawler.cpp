@@ -161,9 +161,10 @@ struct Crawler::State {
   bool jsonl_owned = false;
   std::optional<WarcWriter> warc;
 
-  enum class Robots : uint8_t { Unknown, Queued, Fetching, Known };
+  enum class Robots : uint8_t { Unknown, Pending, Known };
   struct Host {
     Robots robots = Robots::Unknown;
+    std::string robots_url;  // the origin of the first URL seen on this host + /robots.txt
     RobotsPolicy policy = RobotsPolicy::from_response(404, {});
     RobotsRules rules;
     TimePoint robots_expires{};
@@ -236,7 +237,8 @@ struct Crawler::State {
     if (o.obey_robots) {
       Host& h = hosts[host];
       if (h.robots == Robots::Unknown) {
-        h.robots = Robots::Queued;
+        h.robots = Robots::Pending;
+        h.robots_url = parsed->origin() + "/robots.txt";
         frontier.hold(host);
         robots_todo.push_back(host);
       }
@@ -362,20 +364,8 @@ struct Crawler::State {
 
   Task<void> fetch_robots(std::string host) {
     ++robots_in_progress;
-    Host& h = hosts[host];
-    h.robots = Robots::Fetching;
-    std::string scheme = "http";
-    // The host key is host:port; the scheme comes from any start URL on that host:port, else
-    // from the port.
-    for (const Url& s : starts)
-      if (s.host_port() == host) scheme = std::string(s.scheme());
-    if (host.size() > 4 && host.ends_with(":443")) scheme = "https";
-    std::string authority = host;
-    if ((scheme == "http" && host.ends_with(":80")) ||
-        (scheme == "https" && host.ends_with(":443")))
-      authority = host.substr(0, host.rfind(':'));
     http::HttpRequest req;
-    req.url = scheme + "://" + authority + "/robots.txt";
+    req.url = hosts[host].robots_url;
     req.user_agent = o.user_agent;
     req.raise_error = false;
     req.request_timeout = o.request_timeout;
@@ -458,9 +448,10 @@ struct Crawler::State {
     result.fetched_at = fetched_at;
     result.elapsed_ms = page.elapsed_ms;
     if (r.code == 599) {
-      page.error = error_text(r);
+      auto [kind, message] = failure(r);
+      page.error = std::move(message);
       result.error = page.error;
-      summary.errors[error_kind(r)]++;
+      summary.errors[kind]++;
       ++summary.failed;
       store->finish(u.id, UrlState::Failed, result);
     } else {
@@ -535,23 +526,16 @@ struct Crawler::State {
     }
   }
 
-  static std::string error_text(const http::HttpResponse& r) {
-    try {
-      r.rethrow();
-    } catch (const std::exception& e) {
-      return e.what();
-    }
-    return "no response";
-  }
-
-  static std::string error_kind(const http::HttpResponse& r) {
+  // The kind ("timeout", "connect", ...) and message of a fetch that got no response.
+  static std::pair<std::string, std::string> failure(const http::HttpResponse& r) {
     try {
       r.rethrow();
     } catch (const Error& e) {
-      return std::string(error_kind_name(e.kind()));
-    } catch (...) {
+      return {std::string(error_kind_name(e.kind())), e.what()};
+    } catch (const std::exception& e) {
+      return {"other", e.what()};
     }
-    return "other";
+    return {"other", "no response"};
   }
 
   // --- workers ------------------------------------------------------------------------------

@@ -68,7 +68,6 @@ class Frontier {
   size_t queued() const noexcept { return queued_; }  // URLs waiting
   size_t in_flight() const noexcept { return in_flight_; }
   size_t hosts() const noexcept { return hosts_.size(); }
-  bool known(std::string_view host) const { return hosts_.count(std::string(host)) > 0; }
 
  private:
   struct Host {
