@@ -13,6 +13,7 @@
 
 #include "squall/cli/crawl.h"
 #include "support/process.h"
+#include "support/site.h"
 
 namespace squall {
 namespace {
@@ -23,32 +24,6 @@ using namespace std::chrono_literals;
 
 const std::string kSquall = SQUALL_BINARY_DIR "/squall";
 
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct Site {
-  TempDir dir;
-  uint16_t port = test::free_port();
-  std::string origin = "http://127.0.0.1:" + std::to_string(port);
-  Process nginx;
-  std::set<std::string> with_robots;
-
-  explicit Site(int pages) {
-    auto root = dir.path() / "site";
-    Process gen =
-        Process::start({"/usr/bin/python3", SQUALL_SOURCE_DIR "/scripts/gensite.py", "--out",
-                        root.string(), "--origin", origin, "--pages", std::to_string(pages)});
-    if (gen.wait(60s) != 0) throw std::runtime_error("gensite.py failed:\n" + gen.output());
-    auto expected = nlohmann::json::parse(slurp(root / "expected.json"));
-    for (const auto& u : expected["with_robots"]) with_robots.insert(u.get<std::string>());
-    nginx = test::start_nginx(dir, "location / { root " + root.string() + "; }", port);
-  }
-};
-
 int exit_status(int wait_status) {
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
@@ -57,14 +32,14 @@ int exit_status(int wait_status) {
 
 std::vector<std::string> jsonl_urls(const std::filesystem::path& path) {
   std::vector<std::string> urls;
-  std::istringstream lines(slurp(path));
+  std::istringstream lines(test::read_file(path));
   for (std::string line; std::getline(lines, line);)
     urls.push_back(nlohmann::json::parse(line)["url"].get<std::string>());
   return urls;
 }
 
 TEST(CrawlCommand, CrawlsASiteAndPrintsTheSummary) {
-  Site site(150);
+  test::GeneratedSite site(150);
   TempDir work;
   Process crawl =
       Process::start({kSquall, "crawl", site.origin + "/", "--concurrency", "8", "--per-host", "8",
@@ -85,7 +60,7 @@ TEST(CrawlCommand, CrawlsASiteAndPrintsTheSummary) {
 }
 
 TEST(CrawlCommand, SigkillAtRandomPointsThenResumeLosesAndRepeatsNothing) {
-  Site site(400);
+  test::GeneratedSite site(400);
   TempDir work;
   std::vector<std::string> argv = {
       kSquall, "crawl",   site.origin + "/", "--concurrency", "4",           "--per-host",
@@ -116,7 +91,7 @@ TEST(CrawlCommand, SigkillAtRandomPointsThenResumeLosesAndRepeatsNothing) {
 }
 
 TEST(CrawlCommand, SigintStopsWithStateKeptAndTheSameCommandResumes) {
-  Site site(300);
+  test::GeneratedSite site(300);
   TempDir work;
   std::vector<std::string> argv = {
       kSquall,   "crawl", site.origin + "/", "--concurrency", "2", "--per-host", "1",
@@ -139,7 +114,7 @@ TEST(CrawlCommand, SigintStopsWithStateKeptAndTheSameCommandResumes) {
 }
 
 TEST(CrawlCommand, TimeoutEndsTheCrawlWithStatusThree) {
-  Site site(100);
+  test::GeneratedSite site(100);
   TempDir work;
   Process crawl = Process::start(
       {kSquall, "crawl", site.origin + "/", "--per-host", "1", "--delay", "0.3", "--timeout", "1"},

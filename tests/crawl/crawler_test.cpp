@@ -14,6 +14,7 @@
 #include "squall/crawl/store.h"
 #include "support/loop_fixture.h"
 #include "support/process.h"
+#include "support/site.h"
 
 namespace squall {
 namespace {
@@ -22,52 +23,9 @@ using test::Process;
 using test::TempDir;
 using namespace std::chrono_literals;
 
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A generated site (scripts/gensite.py) served by nginx, with the URLs a crawl must reach.
-struct Site {
-  TempDir dir;
-  uint16_t port = test::free_port();
-  std::string origin = "http://127.0.0.1:" + std::to_string(port);
-  Process nginx;
-  std::set<std::string> with_robots, without_robots;
-
-  explicit Site(int pages) {
-    auto root = dir.path() / "site";
-    Process gen =
-        Process::start({"/usr/bin/python3", SQUALL_SOURCE_DIR "/scripts/gensite.py", "--out",
-                        root.string(), "--origin", origin, "--pages", std::to_string(pages)});
-    int status = gen.wait(60s);
-    if (status != 0) throw std::runtime_error("gensite.py failed:\n" + gen.output());
-    auto expected = nlohmann::json::parse(slurp(root / "expected.json"));
-    for (const auto& u : expected["with_robots"]) with_robots.insert(u.get<std::string>());
-    for (const auto& u : expected["without_robots"]) without_robots.insert(u.get<std::string>());
-    nginx = test::start_nginx(dir, "location / { root " + root.string() + "; }", port);
-  }
-
-  // Requests per path in nginx's access log.
-  std::map<std::string, int> hits() const {
-    std::map<std::string, int> out;
-    // Combined log format: ... "GET /path HTTP/1.1" ...
-    std::istringstream log(slurp(dir.path() / "access.log"));
-    for (std::string line; std::getline(log, line);) {
-      size_t start = line.find("\"GET ");
-      size_t end = line.find(" HTTP/", start);
-      if (start != std::string::npos && end != std::string::npos)
-        out[line.substr(start + 5, end - start - 5)]++;
-    }
-    return out;
-  }
-};
-
 class CrawlerTest : public test::LoopTest {
  protected:
-  CrawlerOptions options_for(const Site& site) {
+  CrawlerOptions options_for(const test::GeneratedSite& site) {
     CrawlerOptions o;
     o.start_urls = {site.origin + "/"};
     o.state = dir_.path() / "crawl.db";
@@ -87,7 +45,7 @@ class CrawlerTest : public test::LoopTest {
 };
 
 TEST_F(CrawlerTest, FetchesExactlyTheReachablePagesOfAGeneratedSite) {
-  Site site(300);
+  test::GeneratedSite site(300);
   CrawlerOptions o = options_for(site);
   o.jsonl = (dir_.path() / "out.jsonl").string();
   o.warc = dir_.path() / "out.warc.gz";
@@ -117,7 +75,7 @@ TEST_F(CrawlerTest, FetchesExactlyTheReachablePagesOfAGeneratedSite) {
   EXPECT_EQ(site.hits()["/robots.txt"], 1);
 
   // One JSON line per stored page, with the issue's fields.
-  std::istringstream lines(slurp(o.jsonl));
+  std::istringstream lines(test::read_file(o.jsonl));
   size_t count = 0;
   for (std::string line; std::getline(lines, line); ++count) {
     auto j = nlohmann::json::parse(line);
@@ -130,7 +88,7 @@ TEST_F(CrawlerTest, FetchesExactlyTheReachablePagesOfAGeneratedSite) {
 }
 
 TEST_F(CrawlerTest, IgnoringRobotsReachesThePrivatePages) {
-  Site site(120);
+  test::GeneratedSite site(120);
   CrawlerOptions o = options_for(site);
   o.obey_robots = false;
   Crawler crawler(o);
@@ -141,7 +99,7 @@ TEST_F(CrawlerTest, IgnoringRobotsReachesThePrivatePages) {
 }
 
 TEST_F(CrawlerTest, ResumesWithoutFetchingAnythingTwice) {
-  Site site(200);
+  test::GeneratedSite site(200);
   CrawlerOptions o = options_for(site);
   o.jsonl = (dir_.path() / "out.jsonl").string();
   o.max_pages = 40;
@@ -161,7 +119,7 @@ TEST_F(CrawlerTest, ResumesWithoutFetchingAnythingTwice) {
       EXPECT_EQ(n, 1) << path << " fetched twice";
     }
   }
-  std::istringstream lines(slurp(o.jsonl));
+  std::istringstream lines(test::read_file(o.jsonl));
   std::set<std::string> urls;
   for (std::string line; std::getline(lines, line);)
     EXPECT_TRUE(urls.insert(nlohmann::json::parse(line)["url"]).second) << line;
@@ -169,7 +127,7 @@ TEST_F(CrawlerTest, ResumesWithoutFetchingAnythingTwice) {
 }
 
 TEST_F(CrawlerTest, DepthAndScopeLimits) {
-  Site site(100);
+  test::GeneratedSite site(100);
   CrawlerOptions o = options_for(site);
   o.max_depth = 1;
   Crawler crawler(o);
@@ -181,7 +139,7 @@ TEST_F(CrawlerTest, DepthAndScopeLimits) {
 }
 
 TEST_F(CrawlerTest, ExcludePatternsAndLinkFilter) {
-  Site site(100);
+  test::GeneratedSite site(100);
   CrawlerOptions o = options_for(site);
   o.exclude = {"\\?v="};
   int filtered = 0;

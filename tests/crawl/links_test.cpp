@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/bytes.h"
+#include "support/process.h"
 
 namespace squall {
 namespace {
@@ -516,13 +517,6 @@ Found squall_find(std::string_view html, bool all_splits = true) {
   return ours;
 }
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 bool valid_utf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     const unsigned char b = s[i];
@@ -547,7 +541,7 @@ TEST(LinkExtractorOracle, FindsWhatGumboFindsInEveryHtmlFileUnderUsrShareDoc) {
     if (!it->is_regular_file(ec) || (path.extension() != ".html" && path.extension() != ".htm")) {
       continue;
     }
-    const std::string html = read_file(path);
+    const std::string html = test::read_file(path);
     if (!valid_utf8(html)) continue;  // gumbo decodes as UTF-8 only
     const Found ours = squall_find(html, /*all_splits=*/false);
     const Found theirs = gumbo_find(html);

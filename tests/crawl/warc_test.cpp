@@ -18,13 +18,6 @@ namespace {
 using test::Process;
 using test::TempDir;
 
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Inflates every gzip member in turn; fails the test if a member is broken.
 std::vector<std::string> members(const std::string& file) {
   std::vector<std::string> out;
@@ -100,7 +93,7 @@ TEST(Warc, WritesWarcinfoRequestAndResponseAsGzipMembers) {
     EXPECT_EQ(w.offset(), std::filesystem::file_size(path));
     EXPECT_EQ(w.records(), 3u);
   }
-  auto records = members(slurp(path));
+  auto records = members(test::read_file(path));
   ASSERT_EQ(records.size(), 3u);
 
   Record info = parse_record(records[0]);
@@ -145,7 +138,7 @@ TEST(Warc, ReopeningAppendsWithoutASecondWarcinfo) {
     EXPECT_EQ(w.offset(), first_size);
     w.write_response("http://h/2", "HTTP/1.1 204 No Content\r\n\r\n", "", now);
   }
-  auto records = members(slurp(path));
+  auto records = members(test::read_file(path));
   ASSERT_EQ(records.size(), 3u);
   EXPECT_EQ(parse_record(records[0]).fields["WARC-Type"], "warcinfo");
   EXPECT_EQ(parse_record(records[2]).fields["WARC-Target-URI"], "http://h/2");
@@ -164,7 +157,7 @@ TEST(Warc, AFileCutAtAnOffsetIsStillValid) {
     w.write_response("http://h/dropped", "HTTP/1.1 200 OK\r\n\r\n", "dropped", now);
   }
   std::filesystem::resize_file(path, boundary);
-  auto records = members(slurp(path));
+  auto records = members(test::read_file(path));
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(parse_record(records[1]).fields["WARC-Target-URI"], "http://h/kept");
 }
@@ -188,7 +181,7 @@ TEST(Warc, UncompressedRecordsWhenAsked) {
   TempDir dir;
   auto path = dir.path() / "crawl.warc";
   { WarcWriter::open(path, {.gzip = false}); }
-  std::string text = slurp(path);
+  std::string text = test::read_file(path);
   EXPECT_EQ(parse_record(text).fields["WARC-Type"], "warcinfo");
 }
 

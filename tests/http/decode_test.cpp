@@ -35,11 +35,6 @@ std::string sample_text(size_t size = 100 * 1024) {
   return text;
 }
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // Runs `command` with `input` on its standard input and returns its standard output.
 std::string run_tool(const std::string& command, std::string_view input) {
   TempDir dir;
@@ -49,7 +44,7 @@ std::string run_tool(const std::string& command, std::string_view input) {
   line.append(" < '").append(in.string()).append("' > '").append(out.string()).append("'");
   int status = std::system(line.c_str());
   if (status != 0) throw std::runtime_error("tool failed: " + command);
-  return read_file(out);
+  return test::read_file(out);
 }
 
 // Debian's python3 has zlib and brotli; the pyenv python on PATH may lack brotli.

@@ -50,6 +50,13 @@ fs::path TempDir::write(const std::string& name, std::string_view contents) cons
   return p;
 }
 
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 Process Process::start(const std::vector<std::string>& argv, const fs::path& workdir) {
   if (argv.empty()) throw std::runtime_error("Process::start: no program");
   Process p;
@@ -129,10 +136,7 @@ int Process::stop(int signal, std::chrono::milliseconds grace) {
 }
 
 std::string Process::output() const {
-  std::ifstream in(log_, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return read_file(log_);
 }
 
 uint16_t free_port(bool udp) {

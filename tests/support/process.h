@@ -33,6 +33,9 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// The whole contents of a file ("" if it cannot be read).
+std::string read_file(const std::filesystem::path& path);
+
 // A child process; its stdout and stderr go to one file that output() reads.
 class Process {
  public:
