@@ -19,15 +19,16 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # importing peerlib leaves no __pycache__ in bench/
+from peerlib import free_port, start_nginx as start_peer_nginx, stop  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEBIAN_PYTHON = "/usr/bin/python3"
-NGINX = "/usr/sbin/nginx"
 CLIENT_CORE, SERVER_CORE = "0", "1"
 
 
@@ -35,48 +36,11 @@ def log(message):
     print(f"client bench: {message}", file=sys.stderr, flush=True)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port, limit=15.0):
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    sys.exit(f"client bench: nginx did not listen on port {port}")
-
-
 def start_nginx(root, port):
-    os.makedirs(os.path.join(root, "tmp"), exist_ok=True)
+    """nginx serving a 1 KiB file at /1k.bin from `root`, pinned to SERVER_CORE."""
     with open(os.path.join(root, "1k.bin"), "wb") as f:
         f.write(os.urandom(1024))
-    conf = os.path.join(root, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write(f"""daemon off;
-master_process off;
-worker_processes 1;
-pid {root}/nginx.pid;
-error_log {root}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
-  client_body_temp_path {root}/tmp;
-  keepalive_requests 100000000;
-  keepalive_timeout 300s;
-  server {{ listen 127.0.0.1:{port} backlog=4096; root {root}; }}
-}}
-""")
-    process = subprocess.Popen(["taskset", "-c", SERVER_CORE, NGINX, "-p", root, "-e",
-                                f"{root}/error.log", "-c", conf],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for_port(port)
-    return process
+    return start_peer_nginx(root, port, f"root {root};", SERVER_CORE)
 
 
 def run_pinned(argv):
@@ -168,12 +132,7 @@ def main():
             cases.append({"case": title + ", client CPU", "unit": "us/request",
                           "higher_is_better": False, "values": cpu})
     finally:
-        nginx.terminate()
-        try:
-            nginx.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            nginx.kill()
-            nginx.wait()
+        stop(nginx)
         shutil.rmtree(root, ignore_errors=True)
     print(json.dumps(cases, indent=1))
 

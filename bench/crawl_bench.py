@@ -29,17 +29,19 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 
+sys.dont_write_bytecode = True  # importing peerlib leaves no __pycache__ in bench/
+import peerlib  # noqa: E402
+from peerlib import BenchError, free_port, stop  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 GENSITE = os.path.join(HERE, "..", "scripts", "gensite.py")
 DEBIAN_PYTHON = "/usr/bin/python3"
-NGINX = "/usr/sbin/nginx"
 CRAWLER_CORE, SERVER_CORE = "0", "1"
 IMPLS = ("squall", "wget2", "tornado", "scrapy")
 
@@ -48,70 +50,9 @@ def log(message):
     print(f"crawl bench: {message}", file=sys.stderr, flush=True)
 
 
-class BenchError(Exception):
-    pass
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port, process, limit=15.0):
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise BenchError(f"nginx exited with status {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise BenchError(f"nginx did not listen on port {port}")
-
-
 def start_nginx(work, site, port):
     """nginx serving `site` on 127.0.0.1:port from core SERVER_CORE; its files live in `work`."""
-    os.makedirs(os.path.join(work, "tmp"), exist_ok=True)
-    conf = os.path.join(work, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write(f"""daemon off;
-master_process off;
-worker_processes 1;
-pid {work}/nginx.pid;
-error_log {work}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-  include /etc/nginx/mime.types;
-  default_type application/octet-stream;
-  access_log off;
-  log_not_found off;
-  client_body_temp_path {work}/tmp;
-  keepalive_requests 100000000;
-  keepalive_timeout 300s;
-  server {{ listen 127.0.0.1:{port} backlog=4096; root {site}; }}
-}}
-""")
-    process = subprocess.Popen(["taskset", "-c", SERVER_CORE, NGINX, "-p", work, "-e",
-                                f"{work}/error.log", "-c", conf],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, process)
-    except BaseException:
-        stop(process)
-        raise
-    return process
-
-
-def stop(process):
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    return peerlib.start_nginx(work, port, f"root {site};", SERVER_CORE)
 
 
 class Run:

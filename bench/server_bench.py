@@ -23,6 +23,9 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # importing peerlib leaves no __pycache__ in bench/
+from peerlib import free_port, nginx_conf, stop, wait_for_port  # noqa: E402
+
 TICKS = os.sysconf("SC_CLK_TCK")
 PYTHON = "/usr/bin/python3"  # Debian's, with tornado
 DURATION = "5s"
@@ -30,25 +33,6 @@ DURATION = "5s"
 
 def progress(*args):
     print(*args, file=sys.stderr, flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port, proc, what, limit=15):
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"{what} did not listen on {port}")
 
 
 def tree(pid):
@@ -94,18 +78,6 @@ def start(argv, port, what, cwd=None):
                             stderr=subprocess.DEVNULL, start_new_session=True)
     wait_for_port(port, proc, what)
     return proc
-
-
-def stop(proc):
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
 
 
 def wrk(port, path, pid, expect_body):
@@ -157,25 +129,8 @@ def idle_rss(port, pid, count=10000):
     return rss
 
 
-NGINX_CONF = """daemon off;
-master_process off;
-worker_processes 1;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 20000; }}
-http {{
-  access_log off;
-  client_body_temp_path {dir}/tmp;
-  default_type application/octet-stream;
-  keepalive_requests 100000000;
-  keepalive_timeout 300s;
-  server {{
-    listen 127.0.0.1:{port};
-    root {dir}/docroot;
-    location = /api/noblock {{ return 200 'abc'; }}
-  }}
-}}
-"""
+NGINX_SERVER = """root {dir}/docroot;
+    location = /api/noblock {{ return 200 'abc'; }}"""
 
 H2O_CONF = """{user}listen:
   host: 127.0.0.1
@@ -231,7 +186,8 @@ def main():
                                     f"{work}/docroot/static"],
             "nginx": lambda port: ["/usr/sbin/nginx", "-p", work, "-c",
                                    write(f"{work}/nginx.conf",
-                                         NGINX_CONF.format(dir=work, port=port))],
+                                         nginx_conf(work, port, NGINX_SERVER.format(dir=work),
+                                                    connections=20000))],
             "h2o": lambda port: ["h2o", "-c", write(f"{work}/h2o.conf",
                                                     H2O_CONF.format(
                                                         dir=work, port=port,
