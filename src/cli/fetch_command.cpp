@@ -40,10 +40,6 @@ enum Status : int {
   kSizeLimit = 63,
 };
 
-bool contains(std::string_view text, std::string_view part) {
-  return text.find(part) != std::string_view::npos;
-}
-
 // The status for a failure that produced no HTTP status (a 599), from its cause when the cause
 // says more than the kind does.
 int failure_status(const HttpError& e) {
@@ -58,7 +54,14 @@ int failure_status(const HttpError& e) {
     } catch (...) {
     }
   }
-  std::string_view message = e.what();
+  switch (e.failure()) {
+    case http::HttpFailure::TooManyRedirects:
+      return kTooManyRedirects;
+    case http::HttpFailure::EmptyReply:
+      return kEmptyReply;
+    default:
+      break;
+  }
   switch (e.kind()) {
     case ErrorKind::Resolve:
       return kResolve;
@@ -71,17 +74,7 @@ int failure_status(const HttpError& e) {
     case ErrorKind::TooLarge:
       return kSizeLimit;
     case ErrorKind::Closed:
-      // Nothing at all came back: curl's "empty reply from server".
-      if (contains(message, "without answering") || contains(message, "before it answered"))
-        return kEmptyReply;
       return kReceive;
-    case ErrorKind::Protocol:
-      if (contains(message, "too many redirects")) return kTooManyRedirects;
-      if (contains(message, "content coding") || contains(message, "bad gzip data") ||
-          contains(message, "bad deflate data") || contains(message, "bad br data") ||
-          contains(message, "bad zstd data"))
-        return kBadContentEncoding;
-      return kFailed;
     default:
       return kFailed;
   }

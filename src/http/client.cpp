@@ -25,8 +25,13 @@ namespace squall::http {
 using namespace std::chrono_literals;
 
 HttpError::HttpError(int code, ErrorKind kind, std::string_view message,
-                     std::shared_ptr<const HttpResponse> response, std::exception_ptr cause)
-    : Error(kind, message), code_(code), response_(std::move(response)), cause_(std::move(cause)) {}
+                     std::shared_ptr<const HttpResponse> response, std::exception_ptr cause,
+                     HttpFailure failure)
+    : Error(kind, message),
+      code_(code),
+      failure_(failure),
+      response_(std::move(response)),
+      cause_(std::move(cause)) {}
 
 Task<void> BodyWriter::write(std::string_view bytes) {
   if (bytes.empty()) co_return;
@@ -1185,30 +1190,31 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
   };
   // Ends the fetch with an error: thrown, or set on the response. The response inside the error
   // is a copy whose own `error` stays null (an error holding itself would never be freed).
-  auto conclude = [&](int code, ErrorKind kind, std::string message,
-                      std::exception_ptr cause) -> HttpResponse {
+  auto conclude = [&](int code, ErrorKind kind, std::string message, std::exception_ptr cause,
+                      HttpFailure failure) -> HttpResponse {
     stamp();
     r.code = code;
     if (req.raise_error) {
       r.request = std::move(request);
       auto shared = std::make_shared<const HttpResponse>(std::move(r));
-      throw HttpError(code, kind, message, std::move(shared), std::move(cause));
+      throw HttpError(code, kind, message, std::move(shared), std::move(cause), failure);
     }
     auto shared = std::make_shared<HttpResponse>(r);
     shared->request = request;
     r.error = std::make_exception_ptr(
-        HttpError(code, kind, message, std::move(shared), std::move(cause)));
+        HttpError(code, kind, message, std::move(shared), std::move(cause), failure));
     r.request = std::move(request);
     return std::move(r);
   };
   // A 599: the message names the cause, then the request.
-  auto fail = [&](std::exception_ptr cause, ErrorKind kind, std::string message) {
+  auto fail = [&](std::exception_ptr cause, ErrorKind kind, std::string message,
+                  HttpFailure failure = HttpFailure::Other) {
     message += " (";
     message += req.method;
     message += ' ';
     message += r.effective_url;
     message += ')';
-    return conclude(599, kind, std::move(message), std::move(cause));
+    return conclude(599, kind, std::move(message), std::move(cause), failure);
   };
 
   // --- the queue ---------------------------------------------------------------------------
@@ -1229,7 +1235,8 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
     if (timed_out) {
       c.stats.queue_timeouts++;
       co_return fail(nullptr, ErrorKind::Timeout,
-                     "Timeout in request queue after " + milliseconds(limit));
+                     "Timeout in request queue after " + milliseconds(limit),
+                     HttpFailure::QueueTimeout);
     }
     if (!wait.granted) {
       co_return fail(nullptr, ErrorKind::Closed, "the client was closed while queued");
@@ -1286,6 +1293,7 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
     ExchangeState x;
     std::exception_ptr error;
     bool retried = false;
+    bool empty_reply = false;  // the connection ended cleanly before any byte of an answer
     for (;;) {
       std::exception_ptr attempt_error;
       bool stale = false;
@@ -1313,6 +1321,7 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
           if (!stale) throw;
         }
       } catch (const StaleConnection& e) {
+        empty_reply = !e.cause;
         attempt_error = e.cause ? e.cause
                                 : std::make_exception_ptr(NetError(
                                       ErrorKind::Closed, NetPhase::Read, hop.target.authority,
@@ -1327,6 +1336,7 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
           c.stats.retries++;
           continue;
         }
+        empty_reply = true;
         attempt_error = std::make_exception_ptr(
             NetError(ErrorKind::Closed, NetPhase::Read, hop.target.authority,
                      "a kept-alive connection was closed by the server before it answered" +
@@ -1353,23 +1363,26 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
                               : "Timeout while connecting: no connection within ";
         text += milliseconds(s.request_timeout);
       }
-      co_return fail(error, kind, std::move(text));
+      co_return fail(error, kind, std::move(text),
+                     empty_reply ? HttpFailure::EmptyReply : HttpFailure::Other);
     }
     if (!x.follow) break;
 
     // --- a redirect to follow ---
     if (redirects >= s.max_redirects) {
       co_return fail(nullptr, ErrorKind::Protocol,
-                     "too many redirects (more than " + std::to_string(s.max_redirects) + ")");
+                     "too many redirects (more than " + std::to_string(s.max_redirects) + ")",
+                     HttpFailure::TooManyRedirects);
     }
     std::string next_url;
     if (auto refused = resolve_location(hop.target, x.location, next_url)) {
-      co_return fail(nullptr, ErrorKind::InvalidArgument, *refused);
+      co_return fail(nullptr, ErrorKind::InvalidArgument, *refused, HttpFailure::BadRedirect);
     }
     Target next;
     if (auto bad = parse_target(next_url, next)) {
       co_return fail(nullptr, ErrorKind::InvalidArgument,
-                     "bad redirect location '" + x.location + "': " + *bad);
+                     "bad redirect location '" + x.location + "': " + *bad,
+                     HttpFailure::BadRedirect);
     }
     r.redirect_chain.push_back(r.effective_url);
     int code = r.code;
@@ -1410,7 +1423,8 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
     message += ' ';
     message += r.effective_url;
     message += ')';
-    co_return conclude(r.code, ErrorKind::Protocol, std::move(message), nullptr);
+    co_return conclude(r.code, ErrorKind::Protocol, std::move(message), nullptr,
+                       HttpFailure::Status);
   }
   stamp();
   r.request = std::move(request);

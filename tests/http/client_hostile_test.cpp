@@ -246,6 +246,16 @@ Task<HttpResponse> attempt(HttpClient& client, std::string url) {
   return attempt(client, std::move(url), HttpRequest{});
 }
 
+HttpFailure failure_of(const HttpResponse& r) {
+  try {
+    r.rethrow();
+  } catch (const HttpError& e) {
+    return e.failure();
+  }
+  ADD_FAILURE() << "no error on the response";
+  return HttpFailure::Other;
+}
+
 ErrorKind kind_of(const HttpResponse& r) {
   try {
     r.rethrow();
@@ -269,12 +279,13 @@ struct Case {
   const char* path;
   ErrorKind kind;
   const char* words;  // part of the message
+  HttpFailure failure = HttpFailure::Other;
 };
 
 TEST_F(ClientHostileTest, EachMisbehaviourEndsInACleanErrorAndTheClientKeepsServing) {
   const std::vector<Case> cases = {
       {"/never", ErrorKind::Timeout, "Timeout during request"},
-      {"/empty-reply", ErrorKind::Closed, "without answering"},
+      {"/empty-reply", ErrorKind::Closed, "without answering", HttpFailure::EmptyReply},
       {"/close-mid-header", ErrorKind::Closed, "middle of the response head"},
       {"/close-mid-body", ErrorKind::Closed, "middle of the body"},
       {"/length-too-long", ErrorKind::Timeout, "Timeout during request"},
@@ -296,9 +307,11 @@ TEST_F(ClientHostileTest, EachMisbehaviourEndsInACleanErrorAndTheClientKeepsServ
       {"/gzip-bomb", ErrorKind::TooLarge, "max_body_size"},
       {"/bad-gzip", ErrorKind::Protocol, "bad gzip data"},
       {"/unknown-coding", ErrorKind::Protocol, "compress"},
-      {"/redirect-loop", ErrorKind::Protocol, "too many redirects"},
-      {"/redirect-ftp", ErrorKind::InvalidArgument, "'ftp:' URL is refused"},
-      {"/redirect-javascript", ErrorKind::InvalidArgument, "'javascript:' URL is refused"},
+      {"/redirect-loop", ErrorKind::Protocol, "too many redirects", HttpFailure::TooManyRedirects},
+      {"/redirect-ftp", ErrorKind::InvalidArgument, "'ftp:' URL is refused",
+       HttpFailure::BadRedirect},
+      {"/redirect-javascript", ErrorKind::InvalidArgument, "'javascript:' URL is refused",
+       HttpFailure::BadRedirect},
   };
   auto body = [&]() -> Task<void> {
     Hostile h;
@@ -310,6 +323,7 @@ TEST_F(ClientHostileTest, EachMisbehaviourEndsInACleanErrorAndTheClientKeepsServ
       HttpResponse r = co_await attempt(client, h.url(c.path));
       EXPECT_EQ(r.code, 599) << c.path;
       EXPECT_EQ(kind_of(r), c.kind) << c.path << ": " << message_of(r);
+      EXPECT_EQ(failure_of(r), c.failure) << c.path << ": " << message_of(r);
       EXPECT_NE(message_of(r).find(c.words), std::string::npos) << c.path << ": " << message_of(r);
       // Within its timeout (1 s), with room for a loaded machine.
       EXPECT_LT(Loop::time() - started, 10s) << c.path;
@@ -545,6 +559,7 @@ TEST_F(ClientHostileTest, QueuedRequestsThatOutliveTheirTimeoutFailWithoutReachi
       EXPECT_EQ(r.code, 599);
       EXPECT_EQ(kind_of(r), ErrorKind::Timeout);
       EXPECT_NE(message_of(r).find("Timeout in request queue"), std::string::npos);
+      EXPECT_EQ(failure_of(r), HttpFailure::QueueTimeout);
       EXPECT_GE(r.times.queued, 300ms);
     }
     EXPECT_EQ(slow.requests, 2);

@@ -85,6 +85,7 @@ TEST_F(ClientHttpbinTest, AnErrorStatusThrowsHttpErrorCarryingTheResponse) {
     } catch (const HttpError& e) {
       thrown = true;
       EXPECT_EQ(e.code(), 404);
+      EXPECT_EQ(e.failure(), HttpFailure::Status);
       EXPECT_NE(e.response(), nullptr);
       if (e.response()) {
         EXPECT_EQ(e.response()->code, 404);

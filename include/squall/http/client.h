@@ -227,17 +227,30 @@ struct HttpResponse {
 // NetError, TimeoutError, ...), null for an error status. response() is the response when one
 // exists (always for a status; for a 599 too, holding what was known: URL, chain, times); it is
 // a copy whose own `error` is null.
+// failure() tells apart the 599s whose kind alone does not say what happened (curl's exit
+// statuses do: 47 too many redirects, 52 empty reply).
+enum class HttpFailure {
+  Other,
+  Status,            // the server answered with a non-2xx status
+  QueueTimeout,      // still queued when the queue timeout passed; never reached the wire
+  EmptyReply,        // the connection ended before any byte of an answer
+  TooManyRedirects,  // more than max_redirects
+  BadRedirect,       // a Location that cannot be followed (a non-http scheme, a broken URL)
+};
+
 class HttpError : public Error {
  public:
   HttpError(int code, ErrorKind kind, std::string_view message,
             std::shared_ptr<const HttpResponse> response = nullptr,
-            std::exception_ptr cause = nullptr);
+            std::exception_ptr cause = nullptr, HttpFailure failure = HttpFailure::Other);
   int code() const noexcept { return code_; }
+  HttpFailure failure() const noexcept { return failure_; }
   const HttpResponse* response() const noexcept { return response_.get(); }
   std::exception_ptr cause() const noexcept { return cause_; }
 
  private:
   int code_;
+  HttpFailure failure_;
   std::shared_ptr<const HttpResponse> response_;
   std::exception_ptr cause_;
 };
