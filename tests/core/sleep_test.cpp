@@ -1,5 +1,6 @@
-// sleep, sleep(0) fairness and with_timeout.
+// sleep, sleep(0) fairness, with_timeout and RollingTimeout.
 #include "squall/core/sleep.h"
+#include "squall/core/timeout.h"
 
 #include <gtest/gtest.h>
 
@@ -131,6 +132,62 @@ TEST_F(SleepTest, WithDeadlineUsesAnAbsoluteTime) {
     EXPECT_THROW(co_await with_deadline(Loop::time() + 5ms, slow(10s, 1)), TimeoutError);
   };
   run(body());
+}
+
+TEST_F(SleepTest, ARollingTimeoutKillsTheWaitThatOutlivesIt) {
+  auto body = []() -> Task<void> {
+    detail::RollingTimeout limit;
+    TimePoint start = Loop::time();
+    bool timed_out = false;
+    try {
+      detail::RollingTimeout::Armed armed(limit, Loop::time() + 20ms, 20ms);
+      co_await sleep(10s);
+    } catch (const TimeoutError& e) {
+      timed_out = true;
+      EXPECT_NE(std::string(e.what()).find("20 ms"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(timed_out);
+    EXPECT_GE(Loop::time() - start, 20ms);
+  };
+  run(body());
+}
+
+TEST_F(SleepTest, ARollingTimeoutMovedLaterWaitsForTheNewDeadline) {
+  auto body = []() -> Task<void> {
+    detail::RollingTimeout limit;
+    // Armed and disarmed around short waits, many times over its first deadline: the timer
+    // fires early, finds the deadline moved and moves on, and never kills a wait in time.
+    TimePoint start = Loop::time();
+    while (Loop::time() - start < 100ms) {
+      detail::RollingTimeout::Armed armed(limit, Loop::time() + 30ms, 30ms);
+      co_await sleep(5ms);
+    }
+    // Disarmed: a wait longer than the limit is not interrupted.
+    co_await sleep(60ms);
+    // Armed again for longer than the wait: no kill.
+    {
+      detail::RollingTimeout::Armed armed(limit, Loop::time() + 200ms, 200ms);
+      co_await sleep(40ms);
+    }
+    // Armed with an earlier deadline than the timer's place: the earlier one wins.
+    TimePoint before = Loop::time();
+    { detail::RollingTimeout::Armed armed(limit, Loop::time() + 10s, 10s); }
+    bool timed_out = false;
+    try {
+      detail::RollingTimeout::Armed armed(limit, Loop::time() + 15ms, 15ms);
+      co_await sleep(10s);
+    } catch (const TimeoutError&) {
+      timed_out = true;
+    }
+    EXPECT_TRUE(timed_out);
+    EXPECT_LT(Loop::time() - before, 5s);
+  };
+  run(body());
+}
+
+TEST_F(SleepTest, ARollingTimeoutArmedOutsideATaskIsAnError) {
+  detail::RollingTimeout limit;
+  EXPECT_THROW(detail::RollingTimeout::Armed(limit, Loop::time() + 1s, 1s), InvalidStateError);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Task<T>: laziness, values, exceptions through nested awaits, and flat stacks.
 #include "squall/core/task.h"
+#include "squall/core/spawn.h"
 
 #include <gtest/gtest.h>
 
@@ -92,6 +93,28 @@ Task<long> chain(int depth) {
 
 TEST_F(TaskTest, AMillionDeepChainOfNestedAwaitsDoesNotOverflowTheStack) {
   EXPECT_EQ(run(chain(1'000'000)), 1'000'000);
+}
+
+TEST_F(TaskTest, AReadyTaskCompletesAtOnceWithoutAFrame) {
+  Task<void> ready = Task<void>::ready();
+  EXPECT_FALSE(ready);
+  auto body = [](Task<void> t) -> Task<int> {
+    int64_t frames = detail::live_frames();
+    co_await std::move(t);
+    co_await Task<void>::ready();
+    EXPECT_EQ(detail::live_frames(), frames);
+    co_return 1;
+  };
+  EXPECT_EQ(run(body(std::move(ready))), 1);
+}
+
+TEST_F(TaskTest, ASpawnedReadyTaskFinishes) {
+  auto body = []() -> Task<void> {
+    auto handle = spawn(Task<void>::ready());
+    co_await handle;
+    EXPECT_TRUE(handle.done());
+  };
+  run(body());
 }
 
 }  // namespace

@@ -168,6 +168,9 @@ class TaskHandle : public AnyTaskHandle {
 // iteration, after the callbacks already queued, as gevent's spawn does.
 template <class T>
 TaskHandle<T> spawn(Task<T> task, Loop& loop) {
+  if constexpr (std::is_void_v<T>) {
+    if (!task) task = detail::finished_task();
+  }
   auto* state = new detail::TypedTaskState<T>(loop);
   detail::TaskRef ref(state);
   auto frame = task.release();

@@ -121,17 +121,32 @@ class [[nodiscard]] Task {
     if (h_) h_.destroy();
   }
 
+  // A Task<void> that has already finished and has no coroutine frame: what a function on a
+  // hot path returns when it has nothing to wait for. Awaiting it costs nothing; spawning it
+  // gives a task that finishes at once.
+  static Task ready() noexcept requires std::is_void_v<T> { return Task(); }
+
+  // True while the task owns a coroutine frame (false for ready() and moved-from tasks).
   explicit operator bool() const noexcept { return static_cast<bool>(h_); }
 
   class Awaiter {
    public:
     explicit Awaiter(std::coroutine_handle<promise_type> h) noexcept : h_(h) {}
-    bool await_ready() const noexcept { return false; }
+    bool await_ready() const noexcept {
+      if constexpr (std::is_void_v<T>) return !h_;
+      return false;
+    }
     void await_suspend(std::coroutine_handle<> awaiting) noexcept {
       h_.promise().continuation_ = awaiting;
       detail::transfer_to(h_);
     }
-    T await_resume() { return h_.promise().result(); }
+    T await_resume() {
+      if constexpr (std::is_void_v<T>) {
+        if (h_) h_.promise().result();
+      } else {
+        return h_.promise().result();
+      }
+    }
 
    private:
     std::coroutine_handle<promise_type> h_;
@@ -159,6 +174,11 @@ Task<T> TaskPromise<T>::get_return_object() noexcept {
 
 inline Task<void> TaskPromise<void>::get_return_object() noexcept {
   return Task<void>{std::coroutine_handle<TaskPromise<void>>::from_promise(*this)};
+}
+
+// What spawn runs for a Task<void>::ready().
+inline Task<void> finished_task() {
+  co_return;
 }
 
 }  // namespace detail

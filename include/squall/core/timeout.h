@@ -36,6 +36,47 @@ class TimeoutScope final : private TimerEntry {
   Duration limit_;
 };
 
+// A time limit that one task sets again and again for its waits (a server connection's idle
+// and header deadlines, once per request). Arming it only moves a deadline: the timer heap is
+// touched when the new deadline comes before the timer's place, or when the timer fires early
+// and moves on to the deadline. At the deadline, while armed, it kills the task with
+// TimeoutError, as TimeoutScope does.
+class RollingTimeout final : private TimerEntry {
+ public:
+  RollingTimeout() = default;
+  ~RollingTimeout();
+  RollingTimeout(const RollingTimeout&) = delete;
+  RollingTimeout& operator=(const RollingTimeout&) = delete;
+
+  // Arms it for the current task until `deadline`; `limit` is what the error message names.
+  // Throws InvalidStateError outside a task.
+  void arm(TimePoint deadline, Duration limit);
+  // No kill after this; one delivered but not yet taken by the task is taken back.
+  void disarm() noexcept;
+
+  // Armed for the life of a scope.
+  class Armed {
+   public:
+    Armed(RollingTimeout& t, TimePoint deadline, Duration limit) : t_(t) {
+      t_.arm(deadline, limit);
+    }
+    ~Armed() { t_.disarm(); }
+    Armed(const Armed&) = delete;
+    Armed& operator=(const Armed&) = delete;
+
+   private:
+    RollingTimeout& t_;
+  };
+
+ private:
+  void fire() override;
+  TaskState* task_ = nullptr;
+  Loop* loop_ = nullptr;
+  TimePoint deadline_{};
+  Duration limit_{};
+  bool armed_ = false;
+};
+
 template <class A>
 using await_result_t = decltype(std::declval<A>().operator co_await().await_resume());
 
