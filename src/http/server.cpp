@@ -17,6 +17,8 @@
 
 namespace squall::http {
 
+using namespace std::string_view_literals;
+
 namespace detail {
 
 namespace {
@@ -51,6 +53,41 @@ void append_number(std::string& out, uint64_t n) {
   auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
   out.append(digits, end);
 }
+
+// Writes a response head into a buffer on the stack with memcpy, and into `out` in one append
+// at the end (or whenever the buffer fills): a head is a dozen short pieces, and a string append
+// for each cost more than everything else in building it.
+class HeadBuilder {
+ public:
+  explicit HeadBuilder(std::string& out) noexcept : out_(out) {}
+  HeadBuilder(const HeadBuilder&) = delete;
+  HeadBuilder& operator=(const HeadBuilder&) = delete;
+  ~HeadBuilder() { out_.append(buf_, used_); }
+
+  HeadBuilder& operator<<(std::string_view s) {
+    if (s.size() > sizeof buf_ - used_) {
+      out_.append(buf_, used_);
+      used_ = 0;
+      if (s.size() > sizeof buf_) {
+        out_.append(s);
+        return *this;
+      }
+    }
+    std::memcpy(buf_ + used_, s.data(), s.size());
+    used_ += s.size();
+    return *this;
+  }
+  HeadBuilder& operator<<(uint64_t n) {
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+    return *this << std::string_view(digits, static_cast<size_t>(end - digits));
+  }
+
+ private:
+  std::string& out_;
+  size_t used_ = 0;
+  char buf_[512];
+};
 
 void append_hex(std::string& out, uint64_t n) {
   char digits[24];
@@ -173,6 +210,8 @@ class Connection : public squall::detail::ListHook<Connection> {
   // body bytes read so far), consumed from the stream only before it reads again.
   size_t skip_ = 0;
   bool first_ = true;
+  // The idle and head deadlines, moved for each request without touching the timer heap.
+  squall::detail::RollingTimeout timeout_;
 
   // The body.
   Framing framing_;
@@ -231,7 +270,7 @@ Task<bool> Connection::read_head() {
     size_t n = 0;
     s_.idle.push_back(*this);
     try {
-      squall::detail::TimeoutScope scope(Clock::now() + limit, limit);
+      squall::detail::RollingTimeout::Armed armed(timeout_, Clock::now() + limit, limit);
       n = co_await stream_.read_more();
     } catch (const TimeoutError&) {
       unlink();
@@ -266,7 +305,7 @@ Task<bool> Connection::read_head() {
     size_t n = 0;
     bool timed_out = false;
     try {
-      squall::detail::TimeoutScope scope(deadline, o_.header_timeout);
+      squall::detail::RollingTimeout::Armed armed(timeout_, deadline, o_.header_timeout);
       n = co_await stream_.read_more();
     } catch (const TimeoutError&) {
       timed_out = true;
@@ -688,11 +727,9 @@ void Connection::build_head(std::string& out, bool finishing) {
   bool has_date = false, has_server = false, has_connection = false, has_length = false;
   bool handler_close = false;
 
-  out.append("HTTP/1.1 ");
-  append_number(out, static_cast<uint64_t>(status));
-  out.push_back(' ');
-  out.append(r.reason_.empty() ? reason_phrase(status) : std::string_view(r.reason_));
-  out.append("\r\n");
+  HeadBuilder head(out);
+  head << "HTTP/1.1 "sv << static_cast<uint64_t>(status) << " "sv
+       << (r.reason_.empty() ? reason_phrase(status) : std::string_view(r.reason_)) << "\r\n"sv;
   for (const Header& h : r.headers_) {
     if (!is_token(h.name) || (!h.value.empty() && !is_field_value(h.value))) {
       std::string m = "response header ";
@@ -728,26 +765,21 @@ void Connection::build_head(std::string& out, bool finishing) {
       default:
         break;
     }
-    out.append(h.name).append(": ").append(h.value).append("\r\n");
+    head << h.name << ": "sv << h.value << "\r\n"sv;
   }
-  if (!has_date) out.append(date_header());
-  if (!has_server && !o_.server_name.empty())
-    out.append("Server: ").append(o_.server_name).append("\r\n");
+  if (!has_date) head << date_header();
+  if (!has_server && !o_.server_name.empty()) head << "Server: "sv << o_.server_name << "\r\n"sv;
 
   if (!has_length) {
     if (!body_allowed_) {
       if (head_request_ && finishing && status >= 200 && status != 204 && status != 304) {
-        out.append("Content-Length: ");
-        append_number(out, r.bytes_written_);
-        out.append("\r\n");
+        head << "Content-Length: "sv << r.bytes_written_ << "\r\n"sv;
       }
     } else if (finishing) {
-      out.append("Content-Length: ");
-      append_number(out, body_buf_.size());
-      out.append("\r\n");
+      head << "Content-Length: "sv << uint64_t{body_buf_.size()} << "\r\n"sv;
       declared_length_ = body_buf_.size();
     } else if (req_.version_ >= Version{1, 1}) {
-      out.append("Transfer-Encoding: chunked\r\n");
+      head << "Transfer-Encoding: chunked\r\n"sv;
       chunked_ = true;
     } else {
       keep_alive_ = false;  // HTTP/1.0 without a length: the close ends the body
@@ -762,12 +794,12 @@ void Connection::build_head(std::string& out, bool finishing) {
   if (handler_close || s_.stopping) keep_alive_ = false;
   if (!has_connection) {
     if (!keep_alive_) {
-      out.append("Connection: close\r\n");
+      head << "Connection: close\r\n"sv;
     } else if (req_.version_ < Version{1, 1}) {
-      out.append("Connection: keep-alive\r\n");
+      head << "Connection: keep-alive\r\n"sv;
     }
   }
-  out.append("\r\n");
+  head << "\r\n"sv;
   r.headers_sent_ = true;
 }
 
@@ -785,12 +817,15 @@ void Connection::append_body(std::string& out, std::string_view data) {
   }
 }
 
+// write, flush and finish do their work before they return, and return a ready task when the
+// stream took the bytes at once (the usual case): no coroutine frame for a response that fits.
 Task<void> Connection::write(std::string_view bytes) {
   if (resp_.finished_) throw InvalidStateError("write() after finish()");
   resp_.bytes_written_ += bytes.size();
-  if (head_request_) co_return;  // counted for Content-Length, never sent
+  if (head_request_) return Task<void>::ready();  // counted for Content-Length, never sent
   body_buf_.append(bytes);
-  if (body_buf_.size() > kWriteBuffer) co_await flush(false);
+  if (body_buf_.size() > kWriteBuffer) return flush(false);
+  return Task<void>::ready();
 }
 
 Task<void> Connection::flush(bool finishing) {
@@ -799,13 +834,14 @@ Task<void> Connection::flush(bool finishing) {
   append_body(out_, body_buf_);
   body_buf_.clear();
   if (finishing && chunked_) out_.append("0\r\n\r\n");
-  if (!out_.empty()) co_await stream_.write(std::string_view(out_));
+  if (out_.empty()) return Task<void>::ready();
+  return stream_.write(std::string_view(out_));
 }
 
 Task<void> Connection::finish() {
-  if (resp_.finished_) co_return;
+  if (resp_.finished_) return Task<void>::ready();
   resp_.finished_ = true;
-  co_await flush(true);
+  Task<void> sending = flush(true);
   if (body_allowed_ && declared_length_ && sent_body_ < *declared_length_) {
     std::string line = "response to ";
     line.append(req_.method_).append(" ").append(req_.target_).append(" ended after ");
@@ -814,6 +850,7 @@ Task<void> Connection::finish() {
     log(LogLevel::Warning, line);
     keep_alive_ = false;
   }
+  return sending;
 }
 
 Task<void> Connection::send_file(int fd, off_t offset, size_t count) {

@@ -37,7 +37,7 @@ std::string_view method_name(Method m) noexcept {
 }
 
 Task<void> RequestHandler::prepare() {
-  co_return;
+  return Task<void>::ready();
 }
 Task<void> RequestHandler::get() {
   return method_not_allowed();
@@ -140,33 +140,23 @@ Task<void> call_class(const Endpoint& endpoint, Method method, Request& req, Res
   }
 }
 
-Task<void> dispatch(const State& st, const State::Entry& entry, Request& req, Response& resp) {
-  if (entry.any) {
-    co_await entry.any->function(req, resp);
-    co_return;
-  }
+// The route's handler for the request's method (not a coroutine: it hands back the handler's
+// own task); throws 405 with Allow when the route has none.
+Task<void> dispatch(const State::Entry& entry, Request& req, Response& resp) {
+  if (entry.any) return entry.any->function(req, resp);
   std::optional<Method> method = parse_method(req.method());
   if (method) {
-    if (const auto& fn = entry.by_method[static_cast<size_t>(*method)]) {
-      co_await fn->function(req, resp);
-      co_return;
-    }
-    if (entry.cls && (entry.cls->methods & bit(*method))) {
-      co_await call_class(*entry.cls, *method, req, resp);
-      co_return;
-    }
+    if (const auto& fn = entry.by_method[static_cast<size_t>(*method)])
+      return fn->function(req, resp);
+    if (entry.cls && (entry.cls->methods & bit(*method)))
+      return call_class(*entry.cls, *method, req, resp);
     if (*method == Method::Head) {
-      if (const auto& get = entry.by_method[static_cast<size_t>(Method::Get)]) {
-        co_await get->function(req, resp);
-        co_return;
-      }
-      if (entry.cls && (entry.cls->methods & bit(Method::Get))) {
-        co_await call_class(*entry.cls, Method::Head, req, resp);
-        co_return;
-      }
+      if (const auto& get = entry.by_method[static_cast<size_t>(Method::Get)])
+        return get->function(req, resp);
+      if (entry.cls && (entry.cls->methods & bit(Method::Get)))
+        return call_class(*entry.cls, Method::Head, req, resp);
     }
   }
-  (void)st;
   resp.headers().set("Allow", allow_value(entry.methods()));
   throw StatusError(405);
 }
@@ -191,19 +181,20 @@ std::pair<int, std::string> classify(std::exception_ptr error) {
   }
 }
 
-Task<void> serve(std::shared_ptr<const State> st, ServerRequest& raw, ServerResponse& raw_resp) {
-  std::optional<RouteMatch> match = st->router.match(raw.path());
+// `st` outlives the request: the server's handler holds it.
+Task<void> serve(const State& st, ServerRequest& raw, ServerResponse& raw_resp) {
+  std::optional<RouteMatch> match = st.router.match(raw.path());
   Request req(raw, match ? std::move(match->params) : PathParams{});
   Response resp(raw_resp);
   std::exception_ptr error;
   try {
     if (!match) {
-      if (st->options.not_found)
-        co_await st->options.not_found(req, resp);
+      if (st.options.not_found)
+        co_await st.options.not_found(req, resp);
       else
         throw StatusError(404);
     } else {
-      co_await dispatch(*st, st->entries[match->route], req, resp);
+      co_await dispatch(st.entries[match->route], req, resp);
     }
   } catch (...) {
     error = std::current_exception();
@@ -219,7 +210,7 @@ Task<void> serve(std::shared_ptr<const State> st, ServerRequest& raw, ServerResp
       log(LogLevel::Warning, line);
     // Too late for a page: the server cuts the connection, so the client sees the truncation.
     if (resp.headers_sent()) std::rethrow_exception(error);
-    co_await resp.send_error(status, st->options.debug ? std::string_view(detail) : "");
+    co_await resp.send_error(status, st.options.debug ? std::string_view(detail) : "");
   }
   if (!resp.finished()) co_await resp.finish();
 }
@@ -279,12 +270,16 @@ void Application::add(std::string_view method, std::string pattern, RouteFunctio
 
 Handler Application::handler() const {
   return [st = std::shared_ptr<const State>(state_)](ServerRequest& req, ServerResponse& resp) {
-    return serve(st, req, resp);
+    return serve(*st, req, resp);
   };
 }
 
 Task<void> Application::operator()(ServerRequest& request, ServerResponse& response) const {
-  return serve(state_, request, response);
+  // The request may outlive this Application object: its frame keeps the state.
+  return
+      [](std::shared_ptr<const State> st, ServerRequest& req, ServerResponse& resp) -> Task<void> {
+        co_await serve(*st, req, resp);
+      }(state_, request, response);
 }
 
 HttpServer& Application::listen(uint16_t port, std::string_view host, HttpServerOptions options) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "squall/core/detail/intrusive_list.h"
@@ -403,7 +404,11 @@ Task<size_t> read_some(StreamCore& c, std::span<char> into) {
 }
 
 // Reads more into the buffer: bytes added, 0 at end of stream; TooLarge when it is full.
-Task<size_t> fill(StreamCore& c) {
+// `own_read`: this is the whole read (read_more), so fill takes the read guard itself rather
+// than a caller holding it (one coroutine frame per read_more instead of two).
+Task<size_t> fill(StreamCore& c, bool own_read = false) {
+  std::optional<ReadGuard> guard;
+  if (own_read) guard.emplace(c);
   size_t used = c.size();
   size_t limit = c.options_.max_buffer_size;
   if (used >= limit && !c.eof_) {
@@ -485,12 +490,19 @@ size_t read_file(int file_fd, std::span<char> into, off_t offset) {
   }
 }
 
-Task<void> drain(StreamCore& c, size_t threshold) {
+Task<void> wait_drained(StreamCore& c, size_t threshold) {
   for (;;) {
     if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Write));
     if (c.pending_ <= threshold) co_return;
     co_await WriteWait(c, threshold);
   }
+}
+
+// Waits until at most `threshold` bytes are pending: a ready task (no coroutine frame) when
+// that is already so, as after most writes.
+Task<void> drain(StreamCore& c, size_t threshold) {
+  if (!c.closed_ && c.pending_ <= threshold) return Task<void>::ready();
+  return wait_drained(c, threshold);
 }
 
 NetError file_ended(StreamCore& c, size_t sent, size_t count) {
@@ -614,9 +626,7 @@ void Stream::consume(size_t n) noexcept {
 }
 
 Task<size_t> Stream::read_more() {
-  StreamCore& c = *core_;
-  detail::ReadGuard guard(c);
-  co_return co_await detail::fill(c);
+  return detail::fill(*core_, true);
 }
 
 bool Stream::at_eof() const noexcept {
