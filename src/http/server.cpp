@@ -1005,6 +1005,7 @@ HttpServer::HttpServer(Handler handler, HttpServerOptions options, Loop& loop)
     throw InvalidArgumentError("HttpServerOptions: max_headers must be > 0");
   ServerOptions tcp = shared_->options.tcp;
   tcp.max_connections = shared_->options.max_connections;
+  tcp.stream.write_timeout = shared_->options.write_timeout;
   tcp_ = std::make_unique<TcpServer>(
       [s = shared_](Stream& stream) { return detail::serve_connection(s, stream); }, tcp, loop);
 }

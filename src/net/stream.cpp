@@ -159,6 +159,17 @@ class StreamCore {
     return e;
   }
 
+  // When a write that starts waiting now gives up.
+  TimePoint write_deadline() const noexcept {
+    return options_.write_timeout ? Loop::time() + *options_.write_timeout : TimePoint::max();
+  }
+  NetError write_timed_out() const {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*options_.write_timeout);
+    return NetError(ErrorKind::Timeout, NetPhase::Write, transport_->peer(),
+                    "the peer took none of the bytes written for " + std::to_string(ms.count()) +
+                        " ms (write_timeout)");
+  }
+
   // Sends queued bytes until the queue is empty or the transport would block; 0 or an errno.
   int flush_now() noexcept {
     while (!out_empty()) {
@@ -323,11 +334,12 @@ class WriteWait final : public Waiter {
   WriteWait(StreamCore& c, size_t threshold) noexcept : c_(c), threshold_(threshold) {}
   bool await_ready() const noexcept { return c_.closed_ || c_.pending_ <= threshold_; }
   bool await_suspend(std::coroutine_handle<> h) {
-    if (!suspend(h)) return false;
+    if (!suspend(h, c_.write_deadline())) return false;
     c_.writers_.push_back(*this);
     return true;
   }
-  void await_resume() { finish(); }
+  // True when write_timeout passed first.
+  bool await_resume() { return finish(); }
   size_t threshold() const noexcept { return threshold_; }
 
  private:
@@ -455,11 +467,12 @@ class WritableWait final : public Waiter {
   explicit WritableWait(StreamCore& c) noexcept : c_(c) {}
   bool await_ready() const noexcept { return c_.closed_; }
   bool await_suspend(std::coroutine_handle<> h) {
-    if (!suspend(h)) return false;
+    if (!suspend(h, c_.write_deadline())) return false;
     c_.write_ready_.push_back(*this);
     return true;
   }
-  void await_resume() { finish(); }
+  // True when write_timeout passed first.
+  bool await_resume() { return finish(); }
 
  private:
   StreamCore& c_;
@@ -494,7 +507,8 @@ Task<void> wait_drained(StreamCore& c, size_t threshold) {
   for (;;) {
     if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Write));
     if (c.pending_ <= threshold) co_return;
-    co_await WriteWait(c, threshold);
+    WriteWait wait(c, threshold);
+    if (co_await wait) std::rethrow_exception(c.fail(c.write_timed_out()));
   }
 }
 
@@ -663,7 +677,8 @@ Task<void> Stream::shutdown_write() {
     // TLS: the close_notify record waits for room in the socket.
     c.writable_ = false;
     c.write_blocked_on_ = c.transport_->blocked_on(false);
-    co_await detail::WritableWait(c);
+    detail::WritableWait wait(c);
+    if (co_await wait) std::rethrow_exception(c.fail(c.write_timed_out()));
   }
   c.write_shut_ = true;
 }
@@ -692,7 +707,8 @@ Task<void> Stream::send_file(int file_fd, off_t offset, size_t count) {
     if (r.would_block()) {
       c.writable_ = false;
       c.write_blocked_on_ = c.transport_->blocked_on(false);
-      co_await detail::WritableWait(c);
+      detail::WritableWait wait(c);
+      if (co_await wait) std::rethrow_exception(c.fail(c.write_timed_out()));
       continue;
     }
     if (r.error == 0) std::rethrow_exception(c.fail(detail::file_ended(c, sent, count)));

@@ -521,6 +521,29 @@ TEST_F(HttpServerTest, ABodyThatStallsGets408WithBodyTimeout) {
   }());
 }
 
+TEST_F(HttpServerTest, AClientThatReadsNothingIsCutOffAtTheWriteTimeout) {
+  bool write_failed = false;
+  auto big = [&](ServerRequest&, ServerResponse& response) -> Task<void> {
+    try {
+      // 64 MiB in 64 KiB writes: far more than the socket buffers and the high-water mark.
+      for (int i = 0; i < 1024; ++i) co_await response.write(std::string(64 * 1024, 'x'));
+    } catch (const NetError&) {
+      write_failed = true;
+      throw;
+    }
+  };
+  start(big, {.write_timeout = 200ms});
+  run([&]() -> Task<void> {
+    Stream c = co_await connect(port());
+    co_await c.write("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
+    // The client reads nothing; the server gives up and closes the connection.
+    for (int i = 0; i < 500 && server_->connection_count() != 0; ++i) co_await sleep(20ms);
+    EXPECT_EQ(server_->connection_count(), 0u) << "still writing after 10 s";
+    EXPECT_TRUE(write_failed);
+    co_await stop();
+  }());
+}
+
 TEST_F(HttpServerTest, MaxConnectionsHoldsFurtherClientsInTheBacklog) {
   start(hello, {.max_connections = 1});
   run([&]() -> Task<void> {

@@ -298,6 +298,31 @@ TEST_P(StreamTest, ASlowReaderKeepsTheWritersPendingBytesAtTheHighWaterMark) {
   run(body());
 }
 
+TEST_P(StreamTest, AWriteToAPeerThatReadsNothingFailsAtTheWriteTimeout) {
+  auto body = [this]() -> Task<void> {
+    StreamOptions options = high_water(64 * 1024);
+    options.write_timeout = 200ms;
+    Pair p = co_await pair(options);
+    TimePoint start = Loop::time();
+    bool timed_out = false;
+    try {
+      // The server never reads: the socket buffers fill, then the write waits, then gives up.
+      for (int i = 0; i < 4096; ++i) co_await p.client.write(std::string(16 * 1024, 'x'));
+    } catch (const NetError& e) {
+      timed_out = true;
+      EXPECT_EQ(e.kind(), ErrorKind::Timeout) << e.what();
+      EXPECT_EQ(e.phase(), NetPhase::Write) << e.what();
+      EXPECT_NE(std::string(e.what()).find("write_timeout"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(timed_out) << "64 MiB went into a peer that reads nothing";
+    EXPECT_GE(Loop::time() - start, 200ms);
+    EXPECT_TRUE(p.client.closed());
+    // The failure is the stream's close reason: the next write says so at once.
+    EXPECT_THROW(co_await p.client.write("more"), NetError);
+  };
+  run(body());
+}
+
 TEST_P(StreamTest, APeerResetMidReadIsAClosedErrorNamingEconnresetAndThePeer) {
   auto body = [this]() -> Task<void> {
     Pair p = co_await pair();

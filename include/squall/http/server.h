@@ -95,6 +95,9 @@ struct HttpServerOptions {
   // How long a body read may wait for the next bytes from the client; exceeded: 408 if nothing
   // was sent yet, and a close. No limit when empty.
   Timeout body_timeout;
+  // How long a response write may wait for a client that reads nothing (nginx's send_timeout);
+  // exceeded: the connection is closed. No limit when empty.
+  Timeout write_timeout = std::chrono::seconds(60);
   // An unread body up to this size is read and dropped after the response so the connection
   // can be reused; a bigger one closes the connection instead.
   uint64_t max_drain_size = 64 * 1024;
@@ -113,7 +116,8 @@ struct HttpServerOptions {
   bool access_log = false;
   std::function<void(const AccessLogEntry&)> access_log_sink;
   // The listener and the connections' streams (backlog, reuse_port, buffer sizes, and TLS once
-  // the transport offers it). Its max_connections is replaced by the one above.
+  // the transport offers it). Its max_connections and stream.write_timeout are replaced by the
+  // ones above.
   ServerOptions tcp;
 };
 

@@ -61,6 +61,9 @@ struct StreamOptions {
   size_t read_chunk_size = size_t{64} << 10;
   // A writer awaits while more than this many bytes are queued and unsent.
   size_t write_high_water = size_t{1} << 20;
+  // The longest a write may wait for the peer to take bytes (nginx's send_timeout): past it the
+  // stream closes and the write fails with a Timeout NetError. No limit when empty.
+  Timeout write_timeout;
 };
 
 namespace detail {
