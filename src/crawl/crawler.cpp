@@ -29,6 +29,8 @@
 #include "squall/crawl/store.h"
 #include "squall/crawl/warc.h"
 #include "squall/http/client.h"
+#include "squall/http/http_date.h"
+#include "squall/http/message.h"
 
 namespace squall {
 
@@ -132,15 +134,21 @@ void append_json_string(std::string& out, std::string_view s) {
 
 namespace {
 
-// Retry-After in seconds or as an HTTP date; nullopt when absent or unreadable.
+// Retry-After (RFC 9110 section 10.2.3) as a wait from now: delay-seconds or an HTTP date (a
+// date already past is no wait), capped at kRetryAfterMax; nullopt when absent or unreadable.
 std::optional<Duration> retry_after(const http::Headers& headers) {
-  auto v = headers.get("Retry-After");
-  if (!v || v->empty()) return std::nullopt;
-  if (std::all_of(v->begin(), v->end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    if (v->size() > 7) return kRetryAfterMax;
-    return std::min<Duration>(std::chrono::seconds(std::stol(std::string(*v))), kRetryAfterMax);
+  auto field = headers.get("Retry-After");
+  if (!field) return std::nullopt;
+  std::string_view v = http::trim_ows(*field);
+  if (v.empty()) return std::nullopt;
+  if (std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (v.size() > 7) return kRetryAfterMax;
+    return std::min<Duration>(std::chrono::seconds(std::stol(std::string(v))), kRetryAfterMax);
   }
-  return std::nullopt;
+  auto date = http::parse_http_date(v);
+  if (!date) return std::nullopt;
+  auto wait = std::chrono::duration_cast<Duration>(*date - http::HttpClock::now());
+  return std::clamp<Duration>(wait, Duration{}, kRetryAfterMax);
 }
 
 }  // namespace

@@ -17,8 +17,9 @@
 // - Politeness: robots.txt fetched once per host and cached for its lifetime (RFC 9309's
 //   status rules), Crawl-delay honoured, per-host concurrency and delay; work handed out by
 //   host readiness (Frontier), so a waiting host never holds a worker.
-// - Failures: 599, 429 and 5xx retried with exponential backoff (Retry-After honoured); each
-//   failure recorded with its reason; a host that keeps failing is backed off.
+// - Failures: 599, 429 and 5xx retried with exponential backoff (Retry-After honoured, in
+//   seconds or as a date); each failure recorded with its reason; a host that keeps failing
+//   is backed off.
 // - State in SQLite (CrawlStore): stopped in any way and started again with the same state
 //   file, the crawl resumes; nothing stored is fetched again, nothing is lost. The JSON lines
 //   and WARC outputs are cut back to what the state file had committed, so no record repeats.
