@@ -49,7 +49,7 @@ namespace {
 
 // How often the batch of results, outputs and frontier changes is made durable.
 constexpr Duration kCommitPeriod = 500ms;
-// A host failing this many times in a row (no response at all) is paused, longer each time.
+// A host failing this many times in a row (599, 429 or 5xx) is paused, longer each time.
 constexpr int kHostFailureThreshold = 5;
 constexpr Duration kHostBackoffMax = 60s;
 constexpr Duration kRetryAfterMax = 10min;
@@ -450,6 +450,10 @@ struct Crawler::State {
       co_return;
     }
     note_host_outcome(lease.host, r.code);
+    // After the last try, a transient failure is final: the URL is given up, with the reason.
+    std::string tries = u.attempts > 0
+                            ? " (gave up after " + std::to_string(u.attempts + 1) + " tries)"
+                            : std::string();
 
     PageResult result;
     result.final_url = page.final_url;
@@ -457,7 +461,7 @@ struct Crawler::State {
     result.elapsed_ms = page.elapsed_ms;
     if (r.code == 599) {
       auto [kind, message] = failure(r);
-      page.error = std::move(message);
+      page.error = std::move(message) + tries;
       result.error = page.error;
       summary.errors[kind]++;
       ++summary.failed;
@@ -470,7 +474,13 @@ struct Crawler::State {
       if (r.code >= 400) page.error = "HTTP " + std::to_string(r.code) + " " + r.reason;
       summary.statuses[r.code]++;
       summary.bytes += r.body.size();
-      ++summary.fetched;
+      if (transient) {
+        page.error += tries;
+        summary.errors["HTTP " + std::to_string(r.code)]++;
+        ++summary.failed;
+      } else {
+        ++summary.fetched;
+      }
       // A redirect's target is the same page: never fetch it again on its own.
       if (auto final = Url::parse(page.final_url)) seen.insert(final->dedup_key());
       if (r.code >= 200 && r.code < 300)
@@ -480,7 +490,7 @@ struct Crawler::State {
       result.length = page.length;
       result.links = page.links;
       result.error = page.error;
-      store->finish(u.id, UrlState::Done, result);
+      store->finish(u.id, transient ? UrlState::Failed : UrlState::Done, result);
       if (warc) {
         std::string request = "GET " + std::string(parsed ? parsed->request_target() : "/") +
                               " HTTP/1.1\r\nHost: " + std::string(parsed ? parsed->host() : "") +
@@ -520,9 +530,11 @@ struct Crawler::State {
     return count;
   }
 
+  // A host that keeps failing is paused on top of each URL's own retry wait, so that a host
+  // that is down or overloaded is not asked again and again for its other URLs.
   void note_host_outcome(const std::string& host, int code) {
     Host& h = hosts[host];
-    if (code != 599) {
+    if (code != 599 && code != 429 && code < 500) {
       h.consecutive_failures = 0;
       return;
     }

@@ -18,8 +18,8 @@
 //   status rules), Crawl-delay honoured, per-host concurrency and delay; work handed out by
 //   host readiness (Frontier), so a waiting host never holds a worker.
 // - Failures: 599, 429 and 5xx retried with exponential backoff (Retry-After honoured, in
-//   seconds or as a date); each failure recorded with its reason; a host that keeps failing
-//   is backed off.
+//   seconds or as a date); a URL still failing after the last try is recorded as failed with
+//   its reason; a host that keeps failing (5 in a row) is backed off, longer each time.
 // - State in SQLite (CrawlStore): stopped in any way and started again with the same state
 //   file, the crawl resumes; nothing stored is fetched again, nothing is lost. The JSON lines
 //   and WARC outputs are cut back to what the state file had committed, so no record repeats.
@@ -96,15 +96,15 @@ struct CrawlerOptions {
 };
 
 struct CrawlSummary {
-  uint64_t fetched = 0;  // pages with a response this run
-  uint64_t failed = 0;   // URLs given up this run
+  uint64_t fetched = 0;  // pages with a final response this run (404s too; 429 and 5xx fail)
+  uint64_t failed = 0;   // URLs given up this run: no response, or 429/5xx after the last try
   uint64_t skipped = 0;  // disallowed by robots.txt this run
   uint64_t retried = 0;
   uint64_t bytes = 0;
-  uint64_t queued_left = 0;  // URLs still waiting (after a timeout or stop)
-  uint64_t seen = 0;         // URLs the crawl knows, all runs
-  std::map<int, uint64_t> statuses;
-  std::map<std::string, uint64_t> errors;  // by kind ("timeout", "connect", "too large", ...)
+  uint64_t queued_left = 0;                // URLs still waiting (after a timeout or stop)
+  uint64_t seen = 0;                       // URLs the crawl knows, all runs
+  std::map<int, uint64_t> statuses;        // final responses by status, failed ones too
+  std::map<std::string, uint64_t> errors;  // by kind ("timeout", "connect", "HTTP 503", ...)
   std::vector<std::pair<std::string, double>> slowest_hosts;  // host, mean ms per fetch
   double seconds = 0;
   bool timed_out = false;  // the time limit ended it
