@@ -1,6 +1,7 @@
 // The crawler against real sites on loopback: a generated site with every tricky link form and
 // the Tornado and Python documentation (the site the seed's demo crawls), served by nginx and
-// checked against the reachable set walked independently.
+// checked against the reachable set walked independently; and squall's own server watching the
+// crawler's politeness and retries from the server side.
 #include "squall/crawl/crawler.h"
 
 #include <gmock/gmock.h>
@@ -13,6 +14,8 @@
 #include <sstream>
 
 #include "squall/crawl/store.h"
+#include "squall/http/http_date.h"
+#include "squall/http/server.h"
 #include "support/loop_fixture.h"
 #include "support/process.h"
 #include "support/reachable.h"
@@ -264,6 +267,343 @@ TEST_F(DocsCrawlTest, FetchesExactlyTheReachablePagesOfTheTornadoDocs) {
 TEST_F(DocsCrawlTest, FetchesExactlyTheReachablePagesOfThePythonDocs) {
   size_t pages = crawl_matches_reachable_set("/usr/share/doc/python3.11/html");
   EXPECT_GT(pages, 500u);
+}
+
+// --- politeness and retries, seen by the server ---------------------------------------------
+
+// What the watching server sends for one request.
+struct Reply {
+  int status = 200;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  bool cut = false;  // send the head and part of the body, then drop the connection (a 599)
+};
+
+// One request as the server saw it arrive.
+struct Arrival {
+  std::string host;  // the Host field: "a.test:<port>"
+  std::string target;
+  TimePoint at;
+};
+
+// A site on squall's own HttpServer, in the test's loop, that watches the crawler from the
+// server side: when each request arrived, and how many were in flight at once per Host and in
+// all. Each request is held for `latency` before its answer, so that fetches the crawler runs
+// at once overlap here. `answer` gets the Host, the target and how many times that Host and
+// target were asked before, and returns nothing for a 404 (so /robots.txt is one unless it
+// answers for it).
+class WatchingServer {
+ public:
+  using Answer = std::function<std::optional<Reply>(const std::string& host,
+                                                    const std::string& target, int nth)>;
+
+  WatchingServer(Answer answer, Duration latency)
+      : answer_(std::move(answer)),
+        latency_(latency),
+        server_([this](http::ServerRequest& req, http::ServerResponse& resp) {
+          return handle(req, resp);
+        }) {
+    server_.listen(Address::parse("127.0.0.1:0"));
+  }
+
+  // "http://<name>:<port>"; the crawler maps every name to 127.0.0.1.
+  std::string origin(const std::string& name) const {
+    return "http://" + name + ":" + std::to_string(server_.port());
+  }
+  std::string host(const std::string& name) const {
+    return name + ":" + std::to_string(server_.port());
+  }
+  // When `target` on `host` was asked for, in order.
+  std::vector<TimePoint> arrivals(const std::string& host, const std::string& target) const {
+    std::vector<TimePoint> out;
+    for (const Arrival& a : arrivals_)
+      if (a.host == host && a.target == target) out.push_back(a.at);
+    return out;
+  }
+  // When pages (anything but /robots.txt) of `host` were asked for, in order.
+  std::vector<TimePoint> page_arrivals(const std::string& host) const {
+    std::vector<TimePoint> out;
+    for (const Arrival& a : arrivals_)
+      if (a.host == host && a.target != "/robots.txt") out.push_back(a.at);
+    return out;
+  }
+  size_t max_in_flight(const std::string& host) const {
+    auto it = max_in_flight_.find(host);
+    return it == max_in_flight_.end() ? 0 : it->second;
+  }
+  size_t max_in_flight_total() const { return max_total_; }
+
+  Task<void> stop() { co_await server_.stop(); }
+
+ private:
+  Task<void> handle(http::ServerRequest& req, http::ServerResponse& resp) {
+    std::string host(req.header("Host").value_or(""));
+    std::string target(req.target());
+    int nth = asked_[host + target]++;
+    arrivals_.push_back({host, target, Loop::time()});
+    // In flight from the server's first look at the request until its answer is written: a
+    // span inside the crawler's fetch, so the counts here never exceed the crawler's own.
+    struct InFlight {
+      WatchingServer* s;
+      std::string host;
+      bool counted = true;
+      void leave() {
+        if (!counted) return;
+        --s->in_flight_[host];
+        --s->total_;
+        counted = false;
+      }
+      ~InFlight() { leave(); }
+    } in_flight{this, host};
+    size_t n = ++in_flight_[host];
+    max_in_flight_[host] = std::max(max_in_flight_[host], n);
+    max_total_ = std::max(max_total_, ++total_);
+
+    co_await sleep(latency_);
+    std::optional<Reply> reply = answer_(host, target, nth);
+    if (!reply) reply = Reply{.status = 404, .body = "not here"};
+    in_flight.leave();
+
+    resp.set_status(reply->status);
+    for (const auto& [name, value] : reply->headers) resp.headers().set(name, value);
+    if (reply->cut) {
+      resp.headers().set("Content-Length", std::to_string(reply->body.size() + 1000));
+      co_await resp.write(reply->body);
+      co_await resp.flush();
+      throw std::runtime_error("the test cuts this response short");
+    }
+    co_await resp.write(reply->body);
+  }
+
+  Answer answer_;
+  Duration latency_;
+  http::HttpServer server_;
+  std::vector<Arrival> arrivals_;
+  std::map<std::string, int> asked_;
+  std::map<std::string, size_t> in_flight_, max_in_flight_;
+  size_t total_ = 0, max_total_ = 0;
+};
+
+// A page linking to /p/0.html ... /p/<n-1>.html.
+std::string index_page(int n) {
+  std::string body = "<!DOCTYPE html><title>index</title>";
+  for (int i = 0; i < n; ++i)
+    body.append("<a href=\"/p/").append(std::to_string(i)).append(".html\">page</a>\n");
+  return body;
+}
+
+double ms_of(Duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
+
+std::vector<double> gaps_ms(const std::vector<TimePoint>& times) {
+  std::vector<double> out;
+  for (size_t i = 1; i < times.size(); ++i)
+    out.push_back(std::chrono::duration<double, std::milli>(times[i] - times[i - 1]).count());
+  return out;
+}
+
+class PolitenessTest : public CrawlerTest {
+ protected:
+  // Options for a crawl of `names` (each mapped to 127.0.0.1) from each one's root.
+  CrawlerOptions options_for(const WatchingServer& server, std::vector<std::string> names) {
+    CrawlerOptions o;
+    for (const std::string& name : names) {
+      o.start_urls.push_back(server.origin(name) + "/");
+      o.hostname_mapping[name] = "127.0.0.1";
+    }
+    o.state = dir_.path() / ("crawl-" + std::to_string(++crawls_) + ".db");
+    o.request_timeout = 10s;
+    return o;
+  }
+  // Runs the crawl, then stops the server (so the loop is left quiet).
+  CrawlSummary crawl(WatchingServer& server, CrawlerOptions o) {
+    auto body = [](WatchingServer& server, CrawlerOptions o) -> Task<CrawlSummary> {
+      Crawler crawler(std::move(o));
+      CrawlSummary s = co_await crawler.run();
+      co_await server.stop();
+      co_return s;
+    };
+    return run(body(server, std::move(o)), 120s);
+  }
+  std::map<std::string, StoredResult> results(const CrawlerOptions& o) {
+    std::map<std::string, StoredResult> out;
+    CrawlStore store = CrawlStore::open(o.state);
+    for (auto& r : store.results()) out[r.url] = r;
+    return out;
+  }
+  int crawls_ = 0;
+};
+
+TEST_F(PolitenessTest, PerHostLimitIsNeverExceededCountedOnTheServer) {
+  constexpr int kPages = 16;
+  for (size_t per_host : {size_t{1}, size_t{2}}) {
+    WatchingServer server(
+        [](const std::string&, const std::string& target, int) -> std::optional<Reply> {
+          if (target == "/") return Reply{.body = index_page(kPages)};
+          if (target.starts_with("/p/")) return Reply{.body = "<p>a page</p>"};
+          return std::nullopt;
+        },
+        30ms);
+    CrawlerOptions o = options_for(server, {"a.test", "b.test"});
+    o.concurrency = 8;
+    o.per_host = per_host;
+    CrawlSummary s = crawl(server, o);
+    EXPECT_EQ(s.fetched, 2u * (kPages + 1)) << "per_host " << per_host;
+    EXPECT_EQ(s.queued_left, 0u);
+    for (const char* name : {"a.test", "b.test"}) {
+      EXPECT_EQ(server.page_arrivals(server.host(name)).size(), kPages + 1u);
+      // The limit, and no more: slow answers and idle workers make the crawler use all of it.
+      EXPECT_EQ(server.max_in_flight(server.host(name)), per_host) << name;
+    }
+    EXPECT_GT(server.max_in_flight_total(), per_host) << "the limit is per host, not in all";
+  }
+}
+
+// The gaps between the starts of page fetches on one host, as the server saw them arrive. The
+// crawler spaces the starts of its fetches; a request reaches the server a little after its
+// fetch starts (a connect, a write, the server's read), and that lag differs from one request
+// to the next by at most a few milliseconds, so the gaps are checked against the delay less
+// kLag.
+constexpr auto kLag = 25ms;
+
+TEST_F(PolitenessTest, DelayBetweenFetchStartsOnAHostIsHonoured) {
+  WatchingServer server(
+      [](const std::string&, const std::string& target, int) -> std::optional<Reply> {
+        if (target == "/") return Reply{.body = index_page(5)};
+        if (target.starts_with("/p/")) return Reply{.body = "<p>a page</p>"};
+        return std::nullopt;
+      },
+      5ms);
+  CrawlerOptions o = options_for(server, {"a.test"});
+  o.per_host = 2;
+  o.delay = 150ms;
+  CrawlSummary s = crawl(server, o);
+  EXPECT_EQ(s.fetched, 6u);
+  std::vector<double> gaps = gaps_ms(server.page_arrivals(server.host("a.test")));
+  ASSERT_EQ(gaps.size(), 5u);
+  for (double gap : gaps) EXPECT_GE(gap, ms_of(o.delay - kLag));
+}
+
+TEST_F(PolitenessTest, RobotsCrawlDelayIsHonoured) {
+  WatchingServer server(
+      [](const std::string&, const std::string& target, int) -> std::optional<Reply> {
+        if (target == "/robots.txt") return Reply{.body = "User-agent: *\nCrawl-delay: 0.15\n"};
+        if (target == "/") return Reply{.body = index_page(5)};
+        if (target.starts_with("/p/")) return Reply{.body = "<p>a page</p>"};
+        return std::nullopt;
+      },
+      5ms);
+  CrawlerOptions o = options_for(server, {"a.test"});
+  o.per_host = 2;
+  CrawlSummary s = crawl(server, o);
+  EXPECT_EQ(s.fetched, 6u);
+  EXPECT_EQ(server.arrivals(server.host("a.test"), "/robots.txt").size(), 1u);
+  std::vector<double> gaps = gaps_ms(server.page_arrivals(server.host("a.test")));
+  ASSERT_EQ(gaps.size(), 5u);
+  for (double gap : gaps) EXPECT_GE(gap, ms_of(150ms - kLag));
+}
+
+TEST_F(PolitenessTest, TransientFailuresAreRetriedWithExponentialBackoff) {
+  // One host per behaviour, so that each URL's waits are its own.
+  WatchingServer server(
+      [](const std::string& host, const std::string& target, int nth) -> std::optional<Reply> {
+        if (target != "/") return std::nullopt;
+        if (host.starts_with("recovers."))
+          return nth < 2 ? Reply{.status = 503, .body = "busy"} : Reply{.body = "<p>ok</p>"};
+        if (host.starts_with("cut-once."))
+          return nth < 1 ? Reply{.body = "<p>par", .cut = true} : Reply{.body = "<p>ok</p>"};
+        if (host.starts_with("down.")) return Reply{.status = 503, .body = "busy"};
+        return Reply{.body = "<p>par", .cut = true};
+      },
+      1ms);
+  test::LogCapture quiet;  // the server logs each response it cuts short
+  CrawlerOptions o =
+      options_for(server, {"recovers.test", "cut-once.test", "down.test", "cut-always.test"});
+  o.retry_backoff = 100ms;
+  ASSERT_EQ(o.retries, 2) << "the default";
+  CrawlSummary s = crawl(server, o);
+
+  auto tries = [&](const char* name) { return server.arrivals(server.host(name), "/"); };
+  // Each retry waits the backoff, doubled each time: 100 ms, then 200 ms.
+  for (const char* name : {"recovers.test", "down.test", "cut-always.test"}) {
+    std::vector<double> gaps = gaps_ms(tries(name));
+    ASSERT_EQ(gaps.size(), 2u) << name << ": one try and two retries";
+    EXPECT_GE(gaps[0], 100) << name;
+    EXPECT_GE(gaps[1], 200) << name;
+  }
+  std::vector<double> gaps = gaps_ms(tries("cut-once.test"));
+  ASSERT_EQ(gaps.size(), 1u);
+  EXPECT_GE(gaps[0], 100);
+
+  auto stored = results(o);
+  for (const char* name : {"recovers.test", "cut-once.test"}) {
+    const StoredResult& r = stored[server.origin(name) + "/"];
+    EXPECT_EQ(r.state, UrlState::Done) << name;
+    EXPECT_EQ(r.page.status, 200) << name;
+    EXPECT_EQ(r.page.error, "") << name;
+  }
+  const StoredResult& down = stored[server.origin("down.test") + "/"];
+  EXPECT_EQ(down.state, UrlState::Failed);
+  EXPECT_EQ(down.page.status, 503);
+  EXPECT_EQ(down.page.error, "HTTP 503 Service Unavailable (gave up after 3 tries)");
+  const StoredResult& cut = stored[server.origin("cut-always.test") + "/"];
+  EXPECT_EQ(cut.state, UrlState::Failed);
+  EXPECT_EQ(cut.page.status, 0);
+  EXPECT_THAT(cut.page.error, testing::EndsWith(" (gave up after 3 tries)"));
+  EXPECT_GT(cut.page.error.size(), std::string(" (gave up after 3 tries)").size());
+
+  EXPECT_EQ(s.fetched, 2u);
+  EXPECT_EQ(s.failed, 2u);
+  EXPECT_EQ(s.retried, 2u + 1u + 2u + 2u);
+  EXPECT_EQ(s.errors["HTTP 503"], 1u);
+  EXPECT_EQ(s.errors.size(), 2u) << "HTTP 503 and the cut's kind";
+}
+
+TEST_F(PolitenessTest, RetryAfterIsHonouredInSecondsAndAsADate) {
+  WatchingServer server(
+      [](const std::string& host, const std::string& target, int nth) -> std::optional<Reply> {
+        if (target != "/") return std::nullopt;
+        if (nth > 0) return Reply{.body = "<p>ok</p>"};
+        if (host.starts_with("seconds."))
+          return Reply{.status = 429, .body = "slow down", .headers = {{"Retry-After", "1"}}};
+        // An HTTP date has whole seconds: two seconds from now is more than one from now.
+        std::string date = http::format_http_date(http::HttpClock::now() + 2s);
+        return Reply{.status = 503, .body = "later", .headers = {{"Retry-After", date}}};
+      },
+      1ms);
+  CrawlerOptions o = options_for(server, {"seconds.test", "date.test"});
+  o.retry_backoff = 10ms;
+  CrawlSummary s = crawl(server, o);
+  EXPECT_EQ(s.fetched, 2u);
+  EXPECT_EQ(s.retried, 2u);
+  for (const char* name : {"seconds.test", "date.test"}) {
+    std::vector<double> gaps = gaps_ms(server.arrivals(server.host(name), "/"));
+    ASSERT_EQ(gaps.size(), 1u) << name;
+    EXPECT_GE(gaps[0], 1000) << name << ": the retry came before Retry-After allowed";
+  }
+}
+
+TEST_F(PolitenessTest, AHostThatKeepsFailingIsBackedOff) {
+  WatchingServer server(
+      [](const std::string&, const std::string& target, int) -> std::optional<Reply> {
+        if (target.starts_with("/u/")) return Reply{.status = 503, .body = "down"};
+        return std::nullopt;
+      },
+      1ms);
+  CrawlerOptions o = options_for(server, {"a.test"});
+  o.start_urls.clear();
+  for (int i = 0; i < 7; ++i)
+    o.start_urls.push_back(server.origin("a.test") + "/u/" + std::to_string(i));
+  o.retries = 0;  // no URL's own retry waits: the pauses are the host's
+  o.per_host = 1;
+  CrawlSummary s = crawl(server, o);
+  EXPECT_EQ(s.failed, 7u);
+  std::vector<double> gaps = gaps_ms(server.page_arrivals(server.host("a.test")));
+  ASSERT_EQ(gaps.size(), 6u);
+  // Five failures in a row pause the host for a second, the sixth for two.
+  EXPECT_GE(gaps[4], 1000);
+  EXPECT_GE(gaps[5], 2000);
 }
 
 TEST(JsonLines, StringsAreEscapedAndAlwaysValid) {
