@@ -2,6 +2,7 @@
 // killed with SIGKILL at random points and run again until it finishes.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "squall/cli/crawl.h"
+#include "squall/crawl/store.h"
 #include "support/process.h"
 #include "support/site.h"
 
@@ -38,6 +40,38 @@ std::vector<std::string> jsonl_urls(const std::filesystem::path& path) {
   return urls;
 }
 
+// The targets of the GET requests in nginx's access log, in order.
+std::vector<std::string> site_requests(const test::GeneratedSite& site) {
+  std::vector<std::string> out;
+  std::istringstream log(test::read_file(site.dir.path() / "access.log"));
+  for (std::string line; std::getline(log, line);) {
+    size_t start = line.find("\"GET ");
+    size_t end = line.find(" HTTP/", start);
+    if (start != std::string::npos && end != std::string::npos)
+      out.push_back(line.substr(start + 5, end - start - 5));
+  }
+  return out;
+}
+
+// URLs the state file has finished (done, failed or skipped) as far as its last commit, read
+// beside a running crawl (WAL mode lets a reader in while the crawler writes); 0 while the
+// file cannot be read yet.
+int64_t committed_urls(const std::filesystem::path& path) {
+  sqlite3* db = nullptr;
+  int64_t n = 0;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 1000);
+    sqlite3_stmt* count = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM urls WHERE state != 0", -1, &count, nullptr) ==
+            SQLITE_OK &&
+        sqlite3_step(count) == SQLITE_ROW)
+      n = sqlite3_column_int64(count, 0);
+    sqlite3_finalize(count);
+  }
+  sqlite3_close(db);
+  return n;
+}
+
 TEST(CrawlCommand, CrawlsASiteAndPrintsTheSummary) {
   test::GeneratedSite site(150);
   TempDir work;
@@ -62,18 +96,43 @@ TEST(CrawlCommand, CrawlsASiteAndPrintsTheSummary) {
 TEST(CrawlCommand, SigkillAtRandomPointsThenResumeLosesAndRepeatsNothing) {
   test::GeneratedSite site(400);
   TempDir work;
+  std::filesystem::path state = work.path() / "crawl.db";
   std::vector<std::string> argv = {
       kSquall, "crawl",   site.origin + "/", "--concurrency", "4",           "--per-host",
       "4",     "--jsonl", "out.jsonl",       "--warc",        "out.warc.gz", "--quiet"};
   std::mt19937 rng(std::random_device{}());
-  int kills = 0;
+  int kills = 0, kills_after_a_commit = 0;
+  int64_t finished = 0;  // URLs the state file had finished at the last kill
+  // After each kill: the targets the state file holds a result for, and how long nginx's log
+  // was then. No later request may ask for one of them again. (The site's redirect targets,
+  // /d/<n>/, are reached only through their redirects, so they are never stored themselves.)
+  std::map<std::string, size_t> stored_at;
   for (int round = 0; round < 40; ++round) {
     Process crawl = Process::start(argv, work.path());
     if (round < 30) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 400));
+      if (round % 2 == 0) {
+        // Early: at start-up, or around the first commit (every 500 ms).
+        std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 400));
+      } else {
+        // Late: once this run has committed results, at once or a little later.
+        auto give_up = std::chrono::steady_clock::now() + 60s;
+        while (crawl.running() && committed_urls(state) <= finished &&
+               std::chrono::steady_clock::now() < give_up)
+          std::this_thread::sleep_for(5ms);
+        std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 200));
+      }
       if (crawl.running()) {
         crawl.stop(SIGKILL);
         ++kills;
+        size_t log_lines = site_requests(site).size();
+        CrawlStore store = CrawlStore::open(state);
+        for (const StoredResult& r : store.results()) {
+          if (r.state != UrlState::Skipped)
+            stored_at.try_emplace(r.url.substr(site.origin.size()), log_lines);
+        }
+        int64_t now_finished = store.counts().total() - store.counts().queued;
+        if (now_finished > finished) ++kills_after_a_commit;
+        finished = now_finished;
         continue;
       }
     }
@@ -82,6 +141,13 @@ TEST(CrawlCommand, SigkillAtRandomPointsThenResumeLosesAndRepeatsNothing) {
     break;
   }
   EXPECT_GT(kills, 0) << "the crawl should have been killed at least once";
+  EXPECT_GT(kills_after_a_commit, 0) << "no kill came after a run had stored results";
+  std::vector<std::string> requests = site_requests(site);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    auto it = stored_at.find(requests[i]);
+    EXPECT_FALSE(it != stored_at.end() && i >= it->second)
+        << requests[i] << " was fetched again after its result was stored";
+  }
   auto urls = jsonl_urls(work.path() / "out.jsonl");
   std::set<std::string> unique(urls.begin(), urls.end());
   EXPECT_EQ(unique.size(), urls.size()) << "a JSON line repeated after a resume";
