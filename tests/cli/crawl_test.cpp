@@ -72,6 +72,15 @@ int64_t committed_urls(const std::filesystem::path& path) {
   return n;
 }
 
+// Waits until the state file holds more than `finished` finished URLs, `crawl` has exited, or
+// a minute has passed.
+void wait_for_commit(Process& crawl, const std::filesystem::path& state, int64_t finished) {
+  auto give_up = std::chrono::steady_clock::now() + 60s;
+  while (crawl.running() && committed_urls(state) <= finished &&
+         std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(5ms);
+}
+
 TEST(CrawlCommand, CrawlsASiteAndPrintsTheSummary) {
   test::GeneratedSite site(150);
   TempDir work;
@@ -107,18 +116,18 @@ TEST(CrawlCommand, SigkillAtRandomPointsThenResumeLosesAndRepeatsNothing) {
   // was then. No later request may ask for one of them again. (The site's redirect targets,
   // /d/<n>/, are reached only through their redirects, so they are never stored themselves.)
   std::map<std::string, size_t> stored_at;
-  for (int round = 0; round < 40; ++round) {
+  // Ten runs killed, half early and half late, then one to the end: each late kill keeps what
+  // its run committed, so the last run finds part of the crawl stored.
+  constexpr int kKilledRuns = 10;
+  for (int round = 0; round <= kKilledRuns; ++round) {
     Process crawl = Process::start(argv, work.path());
-    if (round < 30) {
+    if (round < kKilledRuns) {
       if (round % 2 == 0) {
         // Early: at start-up, or around the first commit (every 500 ms).
         std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 400));
       } else {
         // Late: once this run has committed results, at once or a little later.
-        auto give_up = std::chrono::steady_clock::now() + 60s;
-        while (crawl.running() && committed_urls(state) <= finished &&
-               std::chrono::steady_clock::now() < give_up)
-          std::this_thread::sleep_for(5ms);
+        wait_for_commit(crawl, state, finished);
         std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 200));
       }
       if (crawl.running()) {
