@@ -172,7 +172,9 @@ TEST(CrawlCommand, SigintStopsWithStateKeptAndTheSameCommandResumes) {
       kSquall,   "crawl", site.origin + "/", "--concurrency", "2", "--per-host", "1",
       "--delay", "0.02",  "--jsonl",         "out.jsonl"};
   Process crawl = Process::start(argv, work.path());
-  std::this_thread::sleep_for(700ms);
+  // Once results are committed, the command is past its start-up and handles SIGINT (a fixed
+  // sleep could end first on a loaded machine, and SIGINT's default action kill it).
+  wait_for_commit(crawl, work.path() / "crawl.db", 0);
   ASSERT_TRUE(crawl.running());
   kill(crawl.pid(), SIGINT);
   int status = crawl.wait(30s);
