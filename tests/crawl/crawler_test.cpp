@@ -213,7 +213,7 @@ std::map<std::string, int> hits_by(const TempDir& dir, const std::string& user_a
   return out;
 }
 
-class DocsCrawlTest : public CrawlerTest {
+class CrawlerDocsTest : public CrawlerTest {
  protected:
   // Serves `root` with nginx as a web server would (Debian's mime.types), crawls it from its
   // top while reachable.py walks it, and checks that squall fetched exactly the reachable set,
@@ -259,12 +259,12 @@ class DocsCrawlTest : public CrawlerTest {
   }
 };
 
-TEST_F(DocsCrawlTest, FetchesExactlyTheReachablePagesOfTheTornadoDocs) {
+TEST_F(CrawlerDocsTest, FetchesExactlyTheReachablePagesOfTheTornadoDocs) {
   size_t pages = crawl_matches_reachable_set("/usr/share/doc/python-tornado-doc/html");
   EXPECT_GT(pages, 100u);
 }
 
-TEST_F(DocsCrawlTest, FetchesExactlyTheReachablePagesOfThePythonDocs) {
+TEST_F(CrawlerDocsTest, FetchesExactlyTheReachablePagesOfThePythonDocs) {
   size_t pages = crawl_matches_reachable_set("/usr/share/doc/python3.11/html");
   EXPECT_GT(pages, 500u);
 }
@@ -403,7 +403,7 @@ std::vector<double> gaps_ms(const std::vector<TimePoint>& times) {
   return out;
 }
 
-class PolitenessTest : public CrawlerTest {
+class WatchedCrawlTest : public CrawlerTest {
  protected:
   // Options for a crawl of `names` (each mapped to 127.0.0.1) from each one's root.
   CrawlerOptions options_for(const WatchingServer& server, std::vector<std::string> names) {
@@ -435,7 +435,10 @@ class PolitenessTest : public CrawlerTest {
   int crawls_ = 0;
 };
 
-TEST_F(PolitenessTest, PerHostLimitIsNeverExceededCountedOnTheServer) {
+class CrawlerPolitenessTest : public WatchedCrawlTest {};
+class CrawlerRetryTest : public WatchedCrawlTest {};
+
+TEST_F(CrawlerPolitenessTest, PerHostLimitIsNeverExceededCountedOnTheServer) {
   constexpr int kPages = 16;
   for (size_t per_host : {size_t{1}, size_t{2}}) {
     WatchingServer server(
@@ -467,7 +470,7 @@ TEST_F(PolitenessTest, PerHostLimitIsNeverExceededCountedOnTheServer) {
 // kLag.
 constexpr auto kLag = 25ms;
 
-TEST_F(PolitenessTest, DelayBetweenFetchStartsOnAHostIsHonoured) {
+TEST_F(CrawlerPolitenessTest, DelayBetweenFetchStartsOnAHostIsHonoured) {
   WatchingServer server(
       [](const std::string&, const std::string& target, int) -> std::optional<Reply> {
         if (target == "/") return Reply{.body = index_page(5)};
@@ -485,7 +488,7 @@ TEST_F(PolitenessTest, DelayBetweenFetchStartsOnAHostIsHonoured) {
   for (double gap : gaps) EXPECT_GE(gap, ms_of(o.delay - kLag));
 }
 
-TEST_F(PolitenessTest, RobotsCrawlDelayIsHonoured) {
+TEST_F(CrawlerPolitenessTest, RobotsCrawlDelayIsHonoured) {
   WatchingServer server(
       [](const std::string&, const std::string& target, int) -> std::optional<Reply> {
         if (target == "/robots.txt") return Reply{.body = "User-agent: *\nCrawl-delay: 0.15\n"};
@@ -504,7 +507,7 @@ TEST_F(PolitenessTest, RobotsCrawlDelayIsHonoured) {
   for (double gap : gaps) EXPECT_GE(gap, ms_of(150ms - kLag));
 }
 
-TEST_F(PolitenessTest, TransientFailuresAreRetriedWithExponentialBackoff) {
+TEST_F(CrawlerRetryTest, TransientFailuresAreRetriedWithExponentialBackoff) {
   // One host per behaviour, so that each URL's waits are its own.
   WatchingServer server(
       [](const std::string& host, const std::string& target, int nth) -> std::optional<Reply> {
@@ -560,7 +563,7 @@ TEST_F(PolitenessTest, TransientFailuresAreRetriedWithExponentialBackoff) {
   EXPECT_EQ(s.errors.size(), 2u) << "HTTP 503 and the cut's kind";
 }
 
-TEST_F(PolitenessTest, RetryAfterIsHonouredInSecondsAndAsADate) {
+TEST_F(CrawlerRetryTest, RetryAfterIsHonouredInSecondsAndAsADate) {
   WatchingServer server(
       [](const std::string& host, const std::string& target, int nth) -> std::optional<Reply> {
         if (target != "/") return std::nullopt;
@@ -584,7 +587,7 @@ TEST_F(PolitenessTest, RetryAfterIsHonouredInSecondsAndAsADate) {
   }
 }
 
-TEST_F(PolitenessTest, AHostThatKeepsFailingIsBackedOff) {
+TEST_F(CrawlerRetryTest, AHostThatKeepsFailingIsBackedOff) {
   WatchingServer server(
       [](const std::string&, const std::string& target, int) -> std::optional<Reply> {
         if (target.starts_with("/u/")) return Reply{.status = 503, .body = "down"};
