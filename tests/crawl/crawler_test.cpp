@@ -392,6 +392,16 @@ std::string index_page(int n) {
   return body;
 }
 
+// A site of an index linking to n pages, with `robots` at /robots.txt when it is not empty.
+WatchingServer::Answer index_site(int n, std::string robots = "") {
+  return [n, robots](const std::string&, const std::string& target, int) -> std::optional<Reply> {
+    if (target == "/robots.txt" && !robots.empty()) return Reply{.body = robots};
+    if (target == "/") return Reply{.body = index_page(n)};
+    if (target.starts_with("/p/")) return Reply{.body = "<p>a page</p>"};
+    return std::nullopt;
+  };
+}
+
 double ms_of(Duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
@@ -441,13 +451,7 @@ class CrawlerRetryTest : public WatchedCrawlTest {};
 TEST_F(CrawlerPolitenessTest, PerHostLimitIsNeverExceededCountedOnTheServer) {
   constexpr int kPages = 16;
   for (size_t per_host : {size_t{1}, size_t{2}}) {
-    WatchingServer server(
-        [](const std::string&, const std::string& target, int) -> std::optional<Reply> {
-          if (target == "/") return Reply{.body = index_page(kPages)};
-          if (target.starts_with("/p/")) return Reply{.body = "<p>a page</p>"};
-          return std::nullopt;
-        },
-        30ms);
+    WatchingServer server(index_site(kPages), 30ms);
     CrawlerOptions o = options_for(server, {"a.test", "b.test"});
     o.concurrency = 8;
     o.per_host = per_host;
@@ -471,13 +475,7 @@ TEST_F(CrawlerPolitenessTest, PerHostLimitIsNeverExceededCountedOnTheServer) {
 constexpr auto kLag = 25ms;
 
 TEST_F(CrawlerPolitenessTest, DelayBetweenFetchStartsOnAHostIsHonoured) {
-  WatchingServer server(
-      [](const std::string&, const std::string& target, int) -> std::optional<Reply> {
-        if (target == "/") return Reply{.body = index_page(5)};
-        if (target.starts_with("/p/")) return Reply{.body = "<p>a page</p>"};
-        return std::nullopt;
-      },
-      5ms);
+  WatchingServer server(index_site(5), 5ms);
   CrawlerOptions o = options_for(server, {"a.test"});
   o.per_host = 2;
   o.delay = 150ms;
@@ -489,14 +487,7 @@ TEST_F(CrawlerPolitenessTest, DelayBetweenFetchStartsOnAHostIsHonoured) {
 }
 
 TEST_F(CrawlerPolitenessTest, RobotsCrawlDelayIsHonoured) {
-  WatchingServer server(
-      [](const std::string&, const std::string& target, int) -> std::optional<Reply> {
-        if (target == "/robots.txt") return Reply{.body = "User-agent: *\nCrawl-delay: 0.15\n"};
-        if (target == "/") return Reply{.body = index_page(5)};
-        if (target.starts_with("/p/")) return Reply{.body = "<p>a page</p>"};
-        return std::nullopt;
-      },
-      5ms);
+  WatchingServer server(index_site(5, "User-agent: *\nCrawl-delay: 0.15\n"), 5ms);
   CrawlerOptions o = options_for(server, {"a.test"});
   o.per_host = 2;
   CrawlSummary s = crawl(server, o);

@@ -246,24 +246,23 @@ Task<HttpResponse> attempt(HttpClient& client, std::string url) {
   return attempt(client, std::move(url), HttpRequest{});
 }
 
-HttpFailure failure_of(const HttpResponse& r) {
+// The error on a response; a test failure when there is none.
+HttpError error_of(const HttpResponse& r) {
   try {
     r.rethrow();
   } catch (const HttpError& e) {
-    return e.failure();
+    return e;
   }
   ADD_FAILURE() << "no error on the response";
-  return HttpFailure::Other;
+  return HttpError(0, ErrorKind::InvalidState, "no error on the response");
+}
+
+HttpFailure failure_of(const HttpResponse& r) {
+  return error_of(r).failure();
 }
 
 ErrorKind kind_of(const HttpResponse& r) {
-  try {
-    r.rethrow();
-  } catch (const HttpError& e) {
-    return e.kind();
-  }
-  ADD_FAILURE() << "no error on the response";
-  return ErrorKind::InvalidState;
+  return error_of(r).kind();
 }
 
 std::string message_of(const HttpResponse& r) {
