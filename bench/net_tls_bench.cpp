@@ -1,8 +1,11 @@
-// The net suite, TLS part: loopback echo over plain TCP and over TLS, squall beside standalone
-// Asio (asio::ssl over the same OpenSSL), both ends of each connection on one thread.
+// The net suite, echo part: loopback echo over plain TCP and over TLS, squall beside standalone
+// Asio (asio::ssl over the same OpenSSL), both ends of every connection on one thread.
 //
 // Cases: "<transport>_echo_64k" (a 64 KiB message written and read back: bulk throughput) and
-// "<transport>_echo_64b" (a 64-byte round trip: per-message cost), transport tcp or tls. The
+// "<transport>_echo_64b" (a 64-byte round trip: per-message cost), transport tcp or tls; and
+// "tcp_echo_64b_1000conn": 1,000 connections at once, each doing 64-byte round trips (one
+// iteration is 10 round trips on every connection, one task per connection, then a join), so
+// what it weighs is the loop's dispatch of many ready descriptors. Items are round trips. The
 // TLS cases verify the certificate (a throwaway self-signed one) on both sides alike.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -11,9 +14,11 @@
 #include <asio/ssl.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "squall/core.h"
 #include "squall/net/tcp_client.h"
@@ -48,10 +53,16 @@ const Certificate& certificate() {
   return c;
 }
 
+constexpr int kConnections = 1000;
+constexpr int kRoundTrips = 10;      // per connection and iteration, in the 1,000-connection case
+constexpr size_t kSmallEcho = 4096;  // the echo server's buffer in that case
+
 // --- squall ------------------------------------------------------------------------------
 
+// Echoes what it reads, through a buffer of `Size` bytes.
+template <size_t Size = 64 << 10>
 squall::Task<void> squall_echo(squall::Stream& s) {
-  std::string buffer(64 << 10, '\0');
+  std::string buffer(Size, '\0');
   try {
     for (;;) {
       size_t n = co_await s.read_into(buffer, true);
@@ -75,7 +86,7 @@ void echo_squall(benchmark::State& state, size_t message, bool tls) {
     }
     squall::LiteralResolver literal;
     connect.resolver = &literal;
-    squall::TcpServer server(squall_echo, server_options);
+    squall::TcpServer server(squall_echo<>, server_options);
     server.listen(squall::Address::ipv4_loopback(0));
     {
       squall::Stream s = co_await squall::tcp_connect("localhost", server.port(), connect);
@@ -93,13 +104,56 @@ void echo_squall(benchmark::State& state, size_t message, bool tls) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(message));
 }
 
+// kRoundTrips 64-byte round trips on `s`; the last of `active` to end sets `done`.
+squall::Task<void> squall_round_trips(squall::Stream& s, int& active, squall::Event& done,
+                                      std::exception_ptr& error) {
+  std::string out(64, 'x');
+  std::string in(64, '\0');
+  try {
+    for (int i = 0; i < kRoundTrips; ++i) {
+      co_await s.write(std::string_view(out));
+      co_await s.read_into(in);
+    }
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (--active == 0) done.set();
+}
+
+void many_squall(benchmark::State& state) {
+  squall::Loop loop;
+  auto body = [&]() -> squall::Task<void> {
+    squall::ServerOptions options;
+    options.backlog = kConnections;
+    squall::TcpServer server(squall_echo<kSmallEcho>, options);
+    server.listen(squall::Address::ipv4_loopback(0));
+    {
+      std::vector<squall::Stream> streams;
+      for (int i = 0; i < kConnections; ++i)
+        streams.push_back(
+            co_await squall::tcp_connect(squall::Address::ipv4_loopback(server.port())));
+      std::exception_ptr error;
+      for (auto _ : state) {
+        int active = kConnections;
+        squall::Event done;
+        for (squall::Stream& s : streams) squall::spawn(squall_round_trips(s, active, done, error));
+        co_await done.wait();
+        if (error) std::rethrow_exception(error);
+      }
+    }
+    co_await server.stop();
+  };
+  squall::run_sync(body());
+  state.SetItemsProcessed(state.iterations() * kConnections * kRoundTrips);
+}
+
 // --- Asio --------------------------------------------------------------------------------
 
 using asio::ip::tcp;
 
-template <class Socket>
+template <size_t Size = 64 << 10, class Socket>
 asio::awaitable<void> asio_echo(Socket s) {
-  std::string buffer(64 << 10, '\0');
+  std::string buffer(Size, '\0');
   try {
     for (;;) {
       size_t n = co_await s.async_read_some(asio::buffer(buffer), asio::use_awaitable);
@@ -169,6 +223,64 @@ void echo_asio(benchmark::State& state, size_t message, bool tls) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(message));
 }
 
+asio::awaitable<void> asio_round_trips(tcp::socket& s) {
+  std::string out(64, 'x');
+  std::string in(64, '\0');
+  for (int i = 0; i < kRoundTrips; ++i) {
+    co_await asio::async_write(s, asio::buffer(out), asio::use_awaitable);
+    co_await asio::async_read(s, asio::buffer(in), asio::use_awaitable);
+  }
+}
+
+void many_asio(benchmark::State& state) {
+  asio::io_context io(1);
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  auto endpoint = acceptor.local_endpoint();
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        try {
+          for (;;) {
+            tcp::socket accepted = co_await acceptor.async_accept(asio::use_awaitable);
+            accepted.set_option(tcp::no_delay(true));
+            asio::co_spawn(io, asio_echo<kSmallEcho>(std::move(accepted)), asio::detached);
+          }
+        } catch (const std::exception&) {  // the acceptor closed
+        }
+      },
+      asio::detached);
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        std::vector<tcp::socket> sockets;
+        for (int i = 0; i < kConnections; ++i) {
+          tcp::socket& socket = sockets.emplace_back(io);
+          co_await socket.async_connect(endpoint, asio::use_awaitable);
+          socket.set_option(tcp::no_delay(true));
+        }
+        std::exception_ptr error;
+        asio::steady_timer done(io);
+        for (auto _ : state) {
+          int active = kConnections;
+          done.expires_at(asio::steady_timer::time_point::max());
+          for (tcp::socket& socket : sockets) {
+            asio::co_spawn(io, asio_round_trips(socket), [&](std::exception_ptr e) {
+              if (e) error = e;
+              if (--active == 0) done.cancel();
+            });
+          }
+          asio::error_code ignored;
+          co_await done.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+          if (error) std::rethrow_exception(error);
+        }
+        for (tcp::socket& socket : sockets) socket.close();
+        acceptor.close();
+      },
+      asio::detached);
+  io.run();
+  state.SetItemsProcessed(state.iterations() * kConnections * kRoundTrips);
+}
+
 void tcp_echo_64k_squall(benchmark::State& s) {
   echo_squall(s, 64 << 10, false);
 }
@@ -180,6 +292,12 @@ void tcp_echo_64b_squall(benchmark::State& s) {
 }
 void tcp_echo_64b_asio(benchmark::State& s) {
   echo_asio(s, 64, false);
+}
+void tcp_echo_64b_1000conn_squall(benchmark::State& s) {
+  many_squall(s);
+}
+void tcp_echo_64b_1000conn_asio(benchmark::State& s) {
+  many_asio(s);
 }
 void tls_echo_64k_squall(benchmark::State& s) {
   echo_squall(s, 64 << 10, true);
@@ -200,6 +318,8 @@ BENCHMARK(tcp_echo_64k_squall)->Name("tcp_echo_64k/squall")->UseRealTime();
 BENCHMARK(tcp_echo_64k_asio)->Name("tcp_echo_64k/asio")->UseRealTime();
 BENCHMARK(tcp_echo_64b_squall)->Name("tcp_echo_64b/squall")->UseRealTime();
 BENCHMARK(tcp_echo_64b_asio)->Name("tcp_echo_64b/asio")->UseRealTime();
+BENCHMARK(tcp_echo_64b_1000conn_squall)->Name("tcp_echo_64b_1000conn/squall")->UseRealTime();
+BENCHMARK(tcp_echo_64b_1000conn_asio)->Name("tcp_echo_64b_1000conn/asio")->UseRealTime();
 BENCHMARK(tls_echo_64k_squall)->Name("tls_echo_64k/squall")->UseRealTime();
 BENCHMARK(tls_echo_64k_asio)->Name("tls_echo_64k/asio")->UseRealTime();
 BENCHMARK(tls_echo_64b_squall)->Name("tls_echo_64b/squall")->UseRealTime();
