@@ -64,11 +64,7 @@ class ReadBufferPool {
 class StreamCore {
  public:
   StreamCore(std::unique_ptr<Transport> transport, StreamOptions options, Loop& loop)
-      : loop_(&loop),
-        transport_(std::move(transport)),
-        options_(options),
-        fd_(transport_->fd()),
-        short_read_drains_(!transport_->may_buffer()) {
+      : loop_(&loop), transport_(std::move(transport)), options_(options), fd_(transport_->fd()) {
     if (options_.read_chunk_size == 0 || options_.max_buffer_size == 0)
       throw InvalidArgumentError("StreamOptions: read_chunk_size and max_buffer_size must be > 0");
     // Edge-triggered for the stream's whole life: no epoll_ctl per read or write. The rule
@@ -123,13 +119,13 @@ class StreamCore {
     cap_ = begin_ = end_ = 0;
   }
 
-  // One read from the transport. A short read from a transport that holds nothing of its own
-  // drained the socket: the stream is not readable until the next edge (nginx's
+  // One read from the transport. A read after which the transport says it is drained (a
+  // short read from a socket) leaves the stream not readable until the next edge (nginx's
   // `rev->ready = 0`), which saves the read that would only say EAGAIN. Once the peer's end or
   // an error has been signalled, no edge is left to come, so reads go on until they see it.
   IoResult read_once(std::span<char> into) noexcept {
     IoResult r = transport_->read(into);
-    if (r.bytes > 0 && r.bytes < into.size() && short_read_drains_ && !hangup_seen_)
+    if (r.bytes > 0 && !hangup_seen_ && transport_->drained(into.size(), r.bytes))
       readable_ = false;
     return r;
   }
@@ -280,7 +276,6 @@ class StreamCore {
   std::unique_ptr<Transport> transport_;
   StreamOptions options_;
   int fd_;
-  bool short_read_drains_;  // !transport_->may_buffer()
 
   std::unique_ptr<char[]> buf_;
   size_t cap_ = 0, begin_ = 0, end_ = 0;

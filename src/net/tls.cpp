@@ -108,6 +108,10 @@ CtxPtr new_context(const SSL_METHOD* method) {
   // The stream hands over what its queue holds and retries from wherever that is after it was
   // moved or grown; a record written is progress reported at once.
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  // Read ahead: OpenSSL asks the socket for as much as its buffer holds, not for a record's
+  // 5-byte header and then its body (two reads a record), and a short read tells the stream
+  // that the socket is drained (TlsTransport::drained).
+  SSL_CTX_set_read_ahead(ctx.get(), 1);
   return ctx;
 }
 
@@ -362,14 +366,20 @@ class TlsTransport final : public Transport {
   int fd() const noexcept override { return socket_.fd(); }
   const std::string& peer() const noexcept override { return peer_; }
   const TlsInfo* tls() const noexcept override { return &info_; }
-  // SSL_read returns at most one record's bytes: a short read may leave decrypted bytes, or a
-  // whole record already off the socket, inside OpenSSL, with no readiness edge to come.
-  bool may_buffer() const noexcept override { return true; }
+  // SSL_read returns at most one record's bytes, and may leave decrypted bytes or whole
+  // records read ahead inside OpenSSL, with no readiness edge to come: drained only when the
+  // last socket read of this SSL_read was short and OpenSSL holds nothing, whatever `got` was.
+  bool drained(size_t, size_t) const noexcept override {
+    return socket_drained_ && SSL_has_pending(ssl_) == 0;
+  }
 
   IoResult read(std::span<char> into) noexcept override {
     if (!ssl_) return {0, EBADF};
     if (into.empty()) return {};
     ERR_clear_error();
+    // Only a socket read made by this SSL_read says anything about the socket now: bytes may
+    // have arrived (and their edge passed) since an earlier one.
+    socket_drained_ = false;
     size_t n = 0;
     int r = SSL_read_ex(ssl_, into.data(), into.size(), &n);
     if (r == 1) return {n, 0};
@@ -607,6 +617,7 @@ class TlsTransport final : public Transport {
       return -1;
     }
     if (r.bytes == 0) t->eof_ = true;
+    t->socket_drained_ = r.bytes < static_cast<size_t>(len);
     return static_cast<int>(r.bytes);
   }
   static long bio_ctrl(BIO* bio, int cmd, long, void*) {
@@ -631,6 +642,7 @@ class TlsTransport final : public Transport {
   std::string gather_;
   int socket_error_ = 0;
   bool eof_ = false;
+  bool socket_drained_ = false;  // the last socket read of the current SSL_read was short
   bool notify_sent_ = false;
   std::exception_ptr error_;
 

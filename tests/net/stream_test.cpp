@@ -618,13 +618,17 @@ struct Calls {
   const void* last_write_base = nullptr;
 };
 
-// TCP underneath, counting calls; `may_buffer` says what the stream is told, and a write takes
-// at most `max_write` bytes, as a nearly full socket would.
+// A transport underneath, counting calls; with `tells_drained` it passes on what the inner
+// transport says of a short read (otherwise it never says drained), and a write takes at
+// most `max_write` bytes, as a nearly full socket would.
 class CountingTransport final : public Transport {
  public:
-  CountingTransport(std::unique_ptr<Transport> inner, Calls& calls, bool may_buffer,
+  CountingTransport(std::unique_ptr<Transport> inner, Calls& calls, bool tells_drained,
                     size_t max_write = SIZE_MAX)
-      : inner_(std::move(inner)), calls_(calls), may_buffer_(may_buffer), max_write_(max_write) {}
+      : inner_(std::move(inner)),
+        calls_(calls),
+        tells_drained_(tells_drained),
+        max_write_(max_write) {}
   int fd() const noexcept override { return inner_->fd(); }
   const std::string& peer() const noexcept override { return inner_->peer(); }
   IoResult read(std::span<char> into) noexcept override {
@@ -643,24 +647,27 @@ class CountingTransport final : public Transport {
     }
     return inner_->write(from);
   }
-  bool may_buffer() const noexcept override { return may_buffer_; }
+  bool drained(size_t asked, size_t got) const noexcept override {
+    return tells_drained_ && inner_->drained(asked, got);
+  }
   int shutdown_write() noexcept override { return inner_->shutdown_write(); }
   void close() noexcept override { inner_->close(); }
 
  private:
   std::unique_ptr<Transport> inner_;
   Calls& calls_;
-  bool may_buffer_;
+  bool tells_drained_;
   size_t max_write_;
 };
 
 class StreamCallsTest : public test::LoopTest {
  protected:
   // The sequence a keep-alive server sees: a request, a pause, the next one, the end.
-  Task<void> two_requests_then_the_end(bool may_buffer, Calls& calls) {
-    Pair p = co_await connected_pair(AF_INET, {}, {});
+  Task<void> two_requests_then_the_end(bool tls, bool tells_drained, Calls& calls) {
+    Task<Pair> connect = tls ? tls_pair({}, {}) : connected_pair(AF_INET, {}, {});
+    Pair p = co_await std::move(connect);
     Stream server(
-        std::make_unique<CountingTransport>(p.server.release_transport(), calls, may_buffer));
+        std::make_unique<CountingTransport>(p.server.release_transport(), calls, tells_drained));
     co_await p.client.write("abc");
     co_await sleep(1ms);  // the edge for "abc" is taken before the read, as in a server
     EXPECT_EQ(co_await server.read_more(), 3u);
@@ -680,14 +687,21 @@ class StreamCallsTest : public test::LoopTest {
 
 TEST_F(StreamCallsTest, AShortReadFromASocketWaitsForTheNextEdgeInsteadOfReadingAgain) {
   Calls calls;
-  run(two_requests_then_the_end(false, calls));
+  run(two_requests_then_the_end(false, true, calls));
   EXPECT_EQ(calls.would_block_reads, 0u);
   EXPECT_EQ(calls.reads, 3u);  // "abc", "defg", end of stream
 }
 
-TEST_F(StreamCallsTest, ATransportThatMayBufferIsReadAgainAfterAShortRead) {
+TEST_F(StreamCallsTest, ATlsStreamThatReadEverythingWaitsForTheNextEdgeInsteadOfReadingAgain) {
   Calls calls;
-  run(two_requests_then_the_end(true, calls));
+  run(two_requests_then_the_end(true, true, calls));
+  EXPECT_EQ(calls.would_block_reads, 0u);
+  EXPECT_EQ(calls.reads, 3u);  // "abc", "defg", close_notify
+}
+
+TEST_F(StreamCallsTest, ATransportThatDoesNotSayItIsDrainedIsReadAgainAfterAShortRead) {
+  Calls calls;
+  run(two_requests_then_the_end(false, false, calls));
   EXPECT_GE(calls.would_block_reads, 1u);
 }
 
@@ -695,7 +709,7 @@ TEST_F(StreamCallsTest, AWriteToAnEmptyQueueSendsFromTheCallersBytes) {
   Calls calls;
   auto body = [&]() -> Task<void> {
     Pair p = co_await connected_pair(AF_INET, {}, {});
-    Stream client(std::make_unique<CountingTransport>(p.client.release_transport(), calls, false));
+    Stream client(std::make_unique<CountingTransport>(p.client.release_transport(), calls, true));
     std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc";
     co_await client.write(std::string_view(reply));
     EXPECT_EQ(calls.writes, 1u);
@@ -711,7 +725,7 @@ TEST_F(StreamCallsTest, WhatTheSocketDidNotTakeIsQueuedAndSentInOrder) {
   auto body = [&]() -> Task<void> {
     Pair p = co_await connected_pair(AF_INET, {}, {});
     Stream client(
-        std::make_unique<CountingTransport>(p.client.release_transport(), calls, false, 4));
+        std::make_unique<CountingTransport>(p.client.release_transport(), calls, true, 4));
     co_await client.write(std::string_view("0123456789"));
     co_await client.write(std::string("abcdefghij"));
     co_await client.write(std::string_view("+"));

@@ -13,8 +13,9 @@
 // read_more()). The buffer never holds more than max_buffer_size bytes: a read that would need
 // more fails with TooLarge and closes the stream. End of stream from the peer is not a close:
 // writes still work (half-close), reads return what is buffered and then fail with Closed.
-// A plain socket that returned fewer bytes than asked for is drained: the next read waits for
-// the next readiness edge without a system call. A stream with nothing buffered that waits
+// Once the transport says it is drained (a socket that returned fewer bytes than asked for,
+// TLS whose last socket read was short and that holds no bytes), the next read waits for the
+// next readiness edge without a system call. A stream with nothing buffered that waits
 // for the socket gives its buffer back (to a small per-thread pool), so an idle connection
 // holds none.
 //

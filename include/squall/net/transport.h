@@ -37,11 +37,12 @@ class Transport {
   virtual IoResult read(std::span<char> into) noexcept = 0;
   // Writes a prefix of the gathered buffers; EAGAIN when nothing could be written.
   virtual IoResult write(std::span<const iovec> from) noexcept = 0;
-  // Whether the transport may hold bytes of its own that the descriptor's readiness does not
-  // show (TLS: records decrypted inside the library). When it cannot, a read that returns
-  // fewer bytes than asked for has drained the socket, and the stream waits for the next
-  // readiness edge instead of reading again only to hear EAGAIN.
-  virtual bool may_buffer() const noexcept { return true; }
+  // Asked right after a read that returned `got` > 0 bytes of the `asked`: true if the
+  // descriptor had nothing more to give and the transport holds no bytes of its own that the
+  // descriptor's readiness does not show, so that another read would only hear EAGAIN until the
+  // next readiness edge. The stream then waits for that edge instead of reading. false is
+  // always safe (it costs that read); true when it is not so loses the bytes' wake-up.
+  virtual bool drained(size_t /*asked*/, size_t /*got*/) const noexcept { return false; }
   // After an EAGAIN: the readiness that would let the operation go on (Read or Write).
   virtual IoEvents blocked_on(bool reading) const noexcept {
     return reading ? IoEvents::Read : IoEvents::Write;
@@ -77,7 +78,8 @@ class TcpTransport final : public Transport {
   const std::string& peer() const noexcept override { return peer_; }
   IoResult read(std::span<char> into) noexcept override { return socket_.read(into); }
   IoResult write(std::span<const iovec> from) noexcept override { return socket_.write(from); }
-  bool may_buffer() const noexcept override { return false; }
+  // A socket read shorter than asked took everything there was.
+  bool drained(size_t asked, size_t got) const noexcept override { return got < asked; }
   int shutdown_write() noexcept override { return socket_.shutdown_write(); }
   void close() noexcept override { socket_.close(); }
   // sendfile(2).
