@@ -3,6 +3,7 @@
 
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -121,6 +122,12 @@ std::optional<Address> Socket::peer_address() const noexcept {
 
 IoResult Socket::read(std::span<char> into) noexcept {
   ssize_t n = retry_eintr([&] { return ::read(fd_, into.data(), into.size()); });
+  if (n < 0) return {0, errno == EWOULDBLOCK ? EAGAIN : errno};
+  return {static_cast<size_t>(n), 0};
+}
+
+IoResult Socket::read(std::span<const iovec> into) noexcept {
+  ssize_t n = retry_eintr([&] { return ::readv(fd_, into.data(), static_cast<int>(into.size())); });
   if (n < 0) return {0, errno == EWOULDBLOCK ? EAGAIN : errno};
   return {static_cast<size_t>(n), 0};
 }

@@ -123,10 +123,13 @@ class StreamCore {
   // short read from a socket) leaves the stream not readable until the next edge (nginx's
   // `rev->ready = 0`), which saves the read that would only say EAGAIN. Once the peer's end or
   // an error has been signalled, no edge is left to come, so reads go on until they see it.
-  IoResult read_once(std::span<char> into) noexcept {
+  IoResult read_once(std::span<const iovec> into) noexcept {
     IoResult r = transport_->read(into);
-    if (r.bytes > 0 && !hangup_seen_ && transport_->drained(into.size(), r.bytes))
-      readable_ = false;
+    if (r.bytes > 0 && !hangup_seen_) {
+      size_t asked = 0;
+      for (const iovec& v : into) asked += v.iov_len;
+      if (transport_->drained(asked, r.bytes)) readable_ = false;
+    }
     return r;
   }
 
@@ -388,24 +391,42 @@ class ReadGuard {
   StreamCore& c_;
 };
 
-// Reads into `into` once the transport has something: bytes stored, 0 at end of stream.
+// How many bytes past the caller's span read_some lets one read put in the buffer. Any room
+// at all makes a read that empties the socket a short one, which spares the next read its
+// EAGAIN (see read_once); little room means that a bulk reader copies few bytes twice.
+constexpr size_t kSpill = 4096;
+
+// Reads into `into` once the transport has something: bytes stored, 0 at end of stream. Bytes
+// past `into` may land in the buffer, which must be empty.
 Task<size_t> read_some(StreamCore& c, std::span<char> into) {
   for (;;) {
     if (c.eof_) co_return 0;
     if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Read));
-    if (!c.readable_) {
+    if (c.readable_) {
+      std::span<char> spill =
+          c.reserve(std::min(c.options_.read_chunk_size, c.options_.max_buffer_size));
+      iovec iov[2] = {{into.data(), into.size()},
+                      {spill.data(), std::min({spill.size(), kSpill, c.options_.max_buffer_size})}};
+      IoResult r = c.read_once(iov);
+      if (r.bytes > into.size()) {
+        c.end_ += r.bytes - into.size();
+        co_return into.size();
+      }
+      if (r.bytes > 0) {
+        c.release_buffer();  // nothing spilled: an idle stream holds no buffer
+        co_return r.bytes;
+      }
+      if (r.error == 0) {
+        c.eof_ = true;
+        c.release_buffer();
+        co_return 0;
+      }
+      if (!r.would_block()) std::rethrow_exception(c.fail(NetPhase::Read, r.error));
+      c.read_blocked_on_ = c.transport_->blocked_on(true);
+    } else {
       c.read_blocked_on_ = IoEvents::Read;
-      co_await ReadWait(c);
-      continue;
     }
-    IoResult r = c.read_once(into);
-    if (r.bytes > 0) co_return r.bytes;
-    if (r.error == 0) {
-      c.eof_ = true;
-      co_return 0;
-    }
-    if (!r.would_block()) std::rethrow_exception(c.fail(NetPhase::Read, r.error));
-    c.read_blocked_on_ = c.transport_->blocked_on(true);
+    c.release_buffer();
     co_await ReadWait(c);
   }
 }
@@ -430,7 +451,8 @@ Task<size_t> fill(StreamCore& c, bool own_read = false) {
     if (c.readable_) {
       std::span<char> tail = c.reserve(std::min(c.options_.read_chunk_size, limit - used));
       tail = tail.first(std::min(tail.size(), limit - used));
-      IoResult r = c.read_once(tail);
+      iovec iov{tail.data(), tail.size()};
+      IoResult r = c.read_once({&iov, 1});
       if (r.bytes > 0) {
         c.end_ += r.bytes;
         co_return r.bytes;
@@ -480,7 +502,7 @@ class HandedOver final : public Transport {
   explicit HandedOver(std::string peer) noexcept : peer_(std::move(peer)) {}
   int fd() const noexcept override { return -1; }
   const std::string& peer() const noexcept override { return peer_; }
-  IoResult read(std::span<char>) noexcept override { return {0, EBADF}; }
+  IoResult read(std::span<const iovec>) noexcept override { return {0, EBADF}; }
   IoResult write(std::span<const iovec>) noexcept override { return {0, EBADF}; }
   int shutdown_write() noexcept override { return EBADF; }
   void close() noexcept override {}

@@ -373,9 +373,11 @@ class TlsTransport final : public Transport {
     return socket_drained_ && SSL_has_pending(ssl_) == 0;
   }
 
-  IoResult read(std::span<char> into) noexcept override {
+  // One SSL_read into the first buffer: at most one record's bytes anyway.
+  IoResult read(std::span<const iovec> buffers) noexcept override {
     if (!ssl_) return {0, EBADF};
-    if (into.empty()) return {};
+    if (buffers.empty() || buffers[0].iov_len == 0) return {};
+    std::span<char> into(static_cast<char*>(buffers[0].iov_base), buffers[0].iov_len);
     ERR_clear_error();
     // Only a socket read made by this SSL_read says anything about the socket now: bytes may
     // have arrived (and their edge passed) since an earlier one.

@@ -67,6 +67,8 @@ class Socket {
   std::optional<Address> peer_address() const noexcept;
 
   IoResult read(std::span<char> into) noexcept;
+  // A scattered read (readv): fills the buffers in order.
+  IoResult read(std::span<const iovec> into) noexcept;
   // A gathered write (sendmsg, so a closed peer gives EPIPE, never SIGPIPE).
   IoResult write(std::span<const iovec> from) noexcept;
   int shutdown_write() noexcept;

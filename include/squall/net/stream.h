@@ -103,7 +103,8 @@ class Stream {
   // Everything until the peer ends the stream (nothing lost: a reset after data is an error).
   [[nodiscard]] Task<std::string> read_until_close();
   // Fills `into` (with `partial`, returns once at least one byte is there); returns the bytes
-  // stored. Buffered bytes are copied first; the rest is read straight into `into`.
+  // stored. Buffered bytes are copied first; the rest is read straight into `into` (a read
+  // may leave a few bytes that follow them in the buffer, for the next read).
   [[nodiscard]] Task<size_t> read_into(std::span<char> into, bool partial = false);
 
   // Zero-copy access for parsers: the bytes read and not yet consumed, valid until the next

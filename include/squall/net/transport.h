@@ -32,9 +32,10 @@ class Transport {
   // The peer as error messages name it: "127.0.0.1:80", or "example.com (93.184.216.34:443)".
   virtual const std::string& peer() const noexcept = 0;
 
-  // Reads what is available into `into`: bytes > 0, or error 0 with 0 bytes at end of stream,
-  // or an errno (EAGAIN: see blocked_on()).
-  virtual IoResult read(std::span<char> into) noexcept = 0;
+  // Reads what is available into the buffers, filling them in order (a transport may fill
+  // only the first): bytes > 0, or error 0 with 0 bytes at end of stream, or an errno (EAGAIN:
+  // see blocked_on()).
+  virtual IoResult read(std::span<const iovec> into) noexcept = 0;
   // Writes a prefix of the gathered buffers; EAGAIN when nothing could be written.
   virtual IoResult write(std::span<const iovec> from) noexcept = 0;
   // Asked right after a read that returned `got` > 0 bytes of the `asked`: true if the
@@ -76,7 +77,7 @@ class TcpTransport final : public Transport {
 
   int fd() const noexcept override { return socket_.fd(); }
   const std::string& peer() const noexcept override { return peer_; }
-  IoResult read(std::span<char> into) noexcept override { return socket_.read(into); }
+  IoResult read(std::span<const iovec> into) noexcept override { return socket_.read(into); }
   IoResult write(std::span<const iovec> from) noexcept override { return socket_.write(from); }
   // A socket read shorter than asked took everything there was.
   bool drained(size_t asked, size_t got) const noexcept override { return got < asked; }
