@@ -414,16 +414,25 @@ class TlsTransport final : public Transport {
       data = gather_.data();
       len = want;
     }
-    ERR_clear_error();
-    size_t n = 0;
-    int r = SSL_write_ex(ssl_, data, len, &n);
-    if (r == 1) {
-      retry_len_ = 0;
-      return {n, 0};
+    // SSL_write takes one record a call (partial writes are on): go on record by record
+    // while the socket takes them, so that a big write is not cut at 16 KiB and the rest
+    // copied into the stream's queue.
+    size_t done = 0;
+    for (;;) {
+      ERR_clear_error();
+      size_t n = 0;
+      int r = SSL_write_ex(ssl_, data + done, len - done, &n);
+      if (r == 1) {
+        retry_len_ = 0;
+        done += n;
+        if (done == len) return {done, 0};
+        continue;
+      }
+      IoResult result = outcome(r, write_wants_);
+      if (!result.would_block()) return result;  // the stream closes: no count matters
+      retry_len_ = len - done;
+      return done > 0 ? IoResult{done, 0} : result;
     }
-    IoResult result = outcome(r, write_wants_);
-    if (result.would_block()) retry_len_ = len;
-    return result;
   }
 
   IoEvents blocked_on(bool reading) const noexcept override {

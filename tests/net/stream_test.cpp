@@ -766,6 +766,20 @@ TEST_F(StreamCallsTest, AWriteToAnEmptyQueueSendsFromTheCallersBytes) {
   run(body());
 }
 
+TEST_F(StreamCallsTest, ATlsWriteOfSeveralRecordsGoesOutInOneCallWithNothingQueued) {
+  Calls calls;
+  auto body = [&]() -> Task<void> {
+    Pair p = co_await tls_pair({}, {});
+    Stream client(std::make_unique<CountingTransport>(p.client.release_transport(), calls, true));
+    std::string data(40 << 10, 'r');  // three records
+    co_await client.write(std::string_view(data));
+    EXPECT_EQ(calls.writes, 1u);
+    EXPECT_EQ(client.pending_write_bytes(), 0u);
+    EXPECT_TRUE(co_await p.server.read_bytes(data.size()) == data);
+  };
+  run(body());
+}
+
 TEST_F(StreamCallsTest, WhatTheSocketDidNotTakeIsQueuedAndSentInOrder) {
   Calls calls;
   auto body = [&]() -> Task<void> {
