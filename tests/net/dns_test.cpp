@@ -5,7 +5,6 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <pwd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -30,30 +29,20 @@ using namespace std::chrono_literals;
 // forwards nowhere), every query logged so tests can count what reached the server.
 class Dnsmasq {
  public:
-  Dnsmasq() : port_(test::free_port(true)) {
-    const passwd* user = getpwuid(getuid());
-    process_ = test::Process::start({
-        "/usr/sbin/dnsmasq",
-        "--no-daemon",
-        "--port=" + std::to_string(port_),
-        "--listen-address=127.0.0.1",
-        "--bind-interfaces",
-        "--no-resolv",
-        "--no-hosts",
-        "--conf-file=/dev/null",
-        "--pid-file=",
-        std::string("--user=") + (user ? user->pw_name : "nobody"),
-        "--log-queries",
-        "--local=/test/",
-        "--host-record=a.test,127.0.0.5,600",
-        "--host-record=six.test,fd00::6,600",
-        "--host-record=both.test,127.0.0.9,fd00::9,600",
-        "--host-record=short.test,127.0.0.7,1",
-        "--host-record=many.test,127.0.0.11,600",
-        "--host-record=other.test,127.0.0.12,600",
-        "--host-record=server.test,127.0.0.1,600",
-    });
-    test::wait_for_port(port_, "dnsmasq", &process_);
+  Dnsmasq() {
+    process_ = test::start_dnsmasq(
+        {
+            "--log-queries",
+            "--local=/test/",
+            "--host-record=a.test,127.0.0.5,600",
+            "--host-record=six.test,fd00::6,600",
+            "--host-record=both.test,127.0.0.9,fd00::9,600",
+            "--host-record=short.test,127.0.0.7,1",
+            "--host-record=many.test,127.0.0.11,600",
+            "--host-record=other.test,127.0.0.12,600",
+            "--host-record=server.test,127.0.0.1,600",
+        },
+        port_);
   }
   std::string server() const { return "127.0.0.1:" + std::to_string(port_); }
   // Queries of `type` ("A", "AAAA") for `name` that dnsmasq has logged so far.
@@ -67,7 +56,7 @@ class Dnsmasq {
   }
 
  private:
-  uint16_t port_;
+  uint16_t port_ = 0;
   test::Process process_;
 };
 
@@ -94,7 +83,12 @@ class SilentServer {
 
 class DnsTest : public test::LoopTest {
  protected:
-  static void SetUpTestSuite() { dnsmasq_ = new Dnsmasq(); }
+  // Started by the first test, not in SetUpTestSuite: gtest skips every test of a suite whose
+  // SetUpTestSuite throws (and ctest counts them Skipped), where a dnsmasq that cannot start
+  // must fail them, with its output.
+  void SetUp() override {
+    if (!dnsmasq_) dnsmasq_ = new Dnsmasq();
+  }
   static void TearDownTestSuite() {
     delete dnsmasq_;
     dnsmasq_ = nullptr;

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -215,6 +216,46 @@ Process start_httpbin(uint16_t port) {
                               "--port", std::to_string(port)});
   wait_for_port(port, "httpbin", &p, std::chrono::seconds(30));
   return p;
+}
+
+Process start_dnsmasq(const std::vector<std::string>& options, uint16_t& port) {
+  const passwd* user = getpwuid(getuid());
+  std::string failed;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    port = free_port(true);
+    std::vector<std::string> argv = {
+        "/usr/sbin/dnsmasq",
+        "--no-daemon",
+        "--port=" + std::to_string(port),
+        "--listen-address=127.0.0.1",
+        "--bind-interfaces",
+        "--no-resolv",
+        "--no-hosts",
+        "--conf-file=/dev/null",
+        "--pid-file=",
+        // Not "nobody", who may not read the files the options name.
+        std::string("--user=") + (user ? user->pw_name : "nobody"),
+    };
+    argv.insert(argv.end(), options.begin(), options.end());
+    Process p = Process::start(argv);
+    // dnsmasq says "started" once it holds both sockets. Only that line proves the port is
+    // this one's: another dnsmasq (a parallel test's) may accept on it while this one fails.
+    auto deadline = std::chrono::steady_clock::now() + 15s;
+    while (p.running() && p.output().find("dnsmasq: started,") == std::string::npos) {
+      if (std::chrono::steady_clock::now() >= deadline)
+        throw std::runtime_error("dnsmasq did not start on port " + std::to_string(port) + ":\n" +
+                                 p.output());
+      std::this_thread::sleep_for(5ms);
+    }
+    if (p.running()) {
+      wait_for_port(port, "dnsmasq", &p);
+      return p;
+    }
+    failed = p.output();
+    if (failed.find("Address already in use") == std::string::npos)
+      throw std::runtime_error("dnsmasq exited before listening:\n" + failed);
+  }
+  throw std::runtime_error("dnsmasq found no free port in 10 tries; the last said:\n" + failed);
 }
 
 CertFiles make_self_signed(const TempDir& dir, const std::string& stem, const std::string& cn,

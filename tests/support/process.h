@@ -86,6 +86,14 @@ Process start_nginx(const TempDir& dir, const std::string& server_body, uint16_t
 // accepts connections.
 Process start_httpbin(uint16_t port);
 
+// dnsmasq (Debian's /usr/sbin/dnsmasq) in the foreground, answering on 127.0.0.1 over UDP and
+// TCP on one port that it picks and stores in `port`, forwarding nowhere, with `options` added
+// to its command line (records, --local=/test/, --log-queries: its log is output()). Returns
+// once it accepts TCP connections. A port free for UDP a moment ago may be taken for TCP, or
+// taken by then, so a start that fails to bind is retried on a new port (10 tries); any other
+// failure throws std::runtime_error with dnsmasq's output.
+Process start_dnsmasq(const std::vector<std::string>& options, uint16_t& port);
+
 // A self-signed certificate and key for `cn` (also a subjectAltName DNS name, plus 127.0.0.1
 // and ::1 as IP names) made with `openssl req`, valid from now for `days` days.
 // Writes dir/<stem>.crt and dir/<stem>.key.
