@@ -9,28 +9,16 @@
 //
 // Benchmarks are named "<case>/<implementation>"; scripts/bench.py pairs them into ratios.
 #include <ares.h>
-#include <arpa/inet.h>
 #include <benchmark/benchmark.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "squall/core.h"
 #include "squall/net/dns.h"
-
-using namespace std::chrono_literals;
+#include "support/process.h"
 
 namespace {
 
@@ -41,83 +29,25 @@ std::string name(int i) {
   return "name" + std::to_string(i) + ".bench";
 }
 
-// dnsmasq on 127.0.0.1:<port>, for the life of the program.
+// dnsmasq on 127.0.0.1 for the life of the program, serving the names from a hosts file.
 class Dnsmasq {
  public:
   Dnsmasq() {
-    char dir_template[] = "/tmp/squall-dns-bench-XXXXXX";
-    if (!mkdtemp(dir_template)) throw std::runtime_error("mkdtemp failed");
-    dir_ = dir_template;
-    std::ofstream hosts(dir_ / "hosts");
-    for (int i = 0; i < kNames; ++i)
-      hosts << "127.0." << (i / 250) << '.' << (i % 250 + 1) << ' ' << name(i) << '\n';
-    hosts.close();
-    port_ = pick_port();
-    std::vector<std::string> args = {"/usr/sbin/dnsmasq",
-                                     "--no-daemon",
-                                     "--port=" + std::to_string(port_),
-                                     "--listen-address=127.0.0.1",
-                                     "--bind-interfaces",
-                                     "--no-resolv",
-                                     "--no-hosts",
-                                     "--conf-file=/dev/null",
-                                     "--pid-file=",
-                                     "--local=/bench/",
-                                     "--local-ttl=600",
-                                     "--addn-hosts=" + (dir_ / "hosts").string()};
-    if (getuid() == 0) args.push_back("--user=root");  // not "nobody", who cannot read dir_
-    pid_ = fork();
-    if (pid_ == 0) {
-      std::freopen("/dev/null", "w", stdout);
-      std::freopen("/dev/null", "w", stderr);
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
+    std::string hosts;
+    for (int i = 0; i < kNames; ++i) {
+      hosts += "127.0." + std::to_string(i / 250) + '.' + std::to_string(i % 250 + 1) + ' ' +
+               name(i) + '\n';
     }
-    wait_until_listening();
-  }
-  ~Dnsmasq() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      waitpid(pid_, nullptr, 0);
-    }
-    std::filesystem::remove_all(dir_);
+    std::filesystem::path file = dir_.write("hosts", hosts);
+    process_ = squall::test::start_dnsmasq(
+        {"--local=/bench/", "--local-ttl=600", "--addn-hosts=" + file.string()}, port_);
   }
   std::string server() const { return "127.0.0.1:" + std::to_string(port_); }
 
  private:
-  static uint16_t pick_port() {
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof sa;
-    bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
-    getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &length);
-    close(fd);
-    return ntohs(sa.sin_port);
-  }
-  // dnsmasq serves TCP on the same port: a TCP connect succeeding means it is ready.
-  void wait_until_listening() const {
-    for (int attempt = 0; attempt < 500; ++attempt) {
-      int fd = socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in sa{};
-      sa.sin_family = AF_INET;
-      sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      sa.sin_port = htons(port_);
-      bool up = connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0;
-      close(fd);
-      if (up) return;
-      std::this_thread::sleep_for(10ms);
-    }
-    throw std::runtime_error("dnsmasq did not start");
-  }
-
-  std::filesystem::path dir_;
+  squall::test::TempDir dir_;
   uint16_t port_ = 0;
-  pid_t pid_ = -1;
+  squall::test::Process process_;
 };
 
 Dnsmasq& dnsmasq() {

@@ -1,5 +1,6 @@
 // Real peers for tests: start a program (nginx, dnsmasq, openssl s_server, httpbin, curl),
-// wait until it listens, stop it at the end. Blocking helpers, used outside the loop.
+// wait until it listens, stop it at the end. Blocking helpers, used outside the loop. No test
+// framework needed: the benchmarks start their peers with these too.
 //
 //   TempDir dir;
 //   uint16_t port = free_port();
