@@ -192,7 +192,10 @@ Task<Stream> connect_to(std::vector<Address> addresses, std::string peer, bool n
       throw NetError(ErrorKind::Connect, NetPhase::Connect, peer, failures, last_error);
     }
     TimePoint until = next < addresses.size() ? std::min(next_start, deadline) : deadline;
-    if (co_await RaceWait(race, until) && Loop::time() >= deadline) {
+    // A named awaiter: GCC 12 mishandles a temporary awaiter with a destructor inside a condition.
+    RaceWait wait(race, until);
+    bool timed_out = co_await wait;
+    if (timed_out && Loop::time() >= deadline) {
       throw NetError(ErrorKind::Timeout, NetPhase::Connect, peer,
                      "no connection within " + milliseconds(*options.timeout) +
                          (failures.empty() ? "" : " (" + failures + ")"));
