@@ -8,6 +8,7 @@ run as `python3 <script> --build <tree>`, it reports progress on stderr and prin
 JSON list of {"case", "unit", "higher_is_better", "values": {implementation: value}}.
 Every implementation other than squall is a peer; every ratio printed is oriented so that
 above 1 means squall is ahead.
+A Google Benchmark case that counts bytes is reported in MB/s, any other in ns per item.
 Writes build/bench/results.json: [{"case", "unit", "higher_is_better", "squall", "peers"}].
 """
 import argparse
@@ -50,6 +51,10 @@ def run_binary(binary, min_time, cases):
     for b in json.loads(out)["benchmarks"]:
         name = b["name"].removesuffix("/real_time")
         case, _, impl = name.rpartition("/")
+        if b.get("bytes_per_second"):
+            entry = cases.setdefault(case, {"unit": "MB/s", "higher_is_better": True, "values": {}})
+            entry["values"][impl] = b["bytes_per_second"] / 1e6
+            continue
         ns = 1e9 / b["items_per_second"] if b.get("items_per_second") else b["real_time"]
         cases.setdefault(case, {"unit": "ns/op", "values": {}})["values"][impl] = ns
 
