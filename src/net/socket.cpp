@@ -121,13 +121,17 @@ std::optional<Address> Socket::peer_address() const noexcept {
 }
 
 IoResult Socket::read(std::span<char> into) noexcept {
-  ssize_t n = retry_eintr([&] { return ::read(fd_, into.data(), into.size()); });
+  // recv, not read: a socket's own call skips the file layer (position lock, fsnotify).
+  ssize_t n = retry_eintr([&] { return ::recv(fd_, into.data(), into.size(), 0); });
   if (n < 0) return {0, errno == EWOULDBLOCK ? EAGAIN : errno};
   return {static_cast<size_t>(n), 0};
 }
 
 IoResult Socket::read(std::span<const iovec> into) noexcept {
-  ssize_t n = retry_eintr([&] { return ::readv(fd_, into.data(), static_cast<int>(into.size())); });
+  msghdr message{};
+  message.msg_iov = const_cast<iovec*>(into.data());
+  message.msg_iovlen = into.size();
+  ssize_t n = retry_eintr([&] { return ::recvmsg(fd_, &message, 0); });
   if (n < 0) return {0, errno == EWOULDBLOCK ? EAGAIN : errno};
   return {static_cast<size_t>(n), 0};
 }
