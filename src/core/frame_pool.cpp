@@ -28,8 +28,9 @@ void pool_deallocate(void* block, size_t) noexcept {
 namespace {
 
 constexpr size_t kGranule = 32;
-constexpr size_t kClasses = 32;  // blocks up to 32 * 32 = 1024 bytes
-constexpr size_t kMaxKept = 1024;
+constexpr size_t kClasses = 128;  // blocks up to 128 * 32 = 4 KiB (an HTTP fetch's frame is ~2 KiB)
+constexpr size_t kMaxKept = 1024;  // free blocks kept per class...
+constexpr size_t kMaxKeptBytes = size_t{8} << 20;  // ...and in all, per thread
 
 struct FreeBlock {
   FreeBlock* next;
@@ -38,6 +39,7 @@ struct FreeBlock {
 struct Pool {
   FreeBlock* head[kClasses] = {};
   size_t kept[kClasses] = {};
+  size_t kept_bytes = 0;
   ~Pool() {
     for (size_t c = 0; c < kClasses; ++c) {
       while (FreeBlock* b = head[c]) {
@@ -63,6 +65,7 @@ void* pool_allocate(size_t size) {
   if (FreeBlock* b = p.head[c]) {
     p.head[c] = b->next;
     --p.kept[c];
+    p.kept_bytes -= (c + 1) * kGranule;
     return b;
   }
   return ::operator new((c + 1) * kGranule);
@@ -75,7 +78,7 @@ void pool_deallocate(void* block, size_t size) noexcept {
     return;
   }
   Pool& p = pool;
-  if (p.kept[c] >= kMaxKept) {
+  if (p.kept[c] >= kMaxKept || p.kept_bytes + (c + 1) * kGranule > kMaxKeptBytes) {
     ::operator delete(block);
     return;
   }
@@ -83,6 +86,7 @@ void pool_deallocate(void* block, size_t size) noexcept {
   b->next = p.head[c];
   p.head[c] = b;
   ++p.kept[c];
+  p.kept_bytes += (c + 1) * kGranule;
 }
 
 #endif

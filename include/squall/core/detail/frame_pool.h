@@ -6,8 +6,9 @@
 
 namespace squall::detail {
 
-// A block of at least `size` bytes. Blocks up to 1 KiB come from this thread's free lists;
-// each list keeps at most 1024 blocks, so a burst of frees returns memory to the system.
+// A block of at least `size` bytes. Blocks up to 4 KiB come from this thread's free lists;
+// each list keeps at most 1024 blocks and all of them at most 8 MiB, so a burst of frees
+// returns memory to the system.
 // Under AddressSanitizer this is plain operator new, so use-after-free is still caught.
 void* pool_allocate(size_t size);
 // Returns a block from pool_allocate with the same `size`, from any thread.
