@@ -68,12 +68,22 @@ struct Target {
   std::string path;       // origin-form: "/path?query"
   std::optional<std::string> user, password;  // from userinfo, percent-decoded
 
+  std::string_view scheme_prefix() const noexcept { return https ? "https://" : "http://"; }
   std::string origin() const {
-    std::string o = https ? "https://" : "http://";
+    std::string o;
+    o.reserve(8 + authority.size());
+    o += scheme_prefix();
     o += authority;
     return o;
   }
-  std::string url() const { return origin() + path; }
+  std::string url() const {
+    std::string u;
+    u.reserve(8 + authority.size() + path.size());
+    u += scheme_prefix();
+    u += authority;
+    u += path;
+    return u;
+  }
   bool same_origin(const Target& other) const noexcept {
     return https == other.https && host == other.host && port == other.port;
   }
@@ -119,17 +129,18 @@ std::string_view scheme_of(std::string_view s) noexcept {
 // Location they follow); false on a control byte, which no URL may carry.
 bool append_encoded(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
+  size_t run = 0;  // start of the bytes that go as they are, appended in one piece
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c > 0x20 && c < 0x7f) continue;
     if (c < 0x20 || c == 0x7f) return false;
-    if (c == ' ' || c >= 0x80) {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += ch;
-    }
+    out.append(s.data() + run, i - run);
+    out += '%';
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+    run = i + 1;
   }
+  out.append(s.data() + run, s.size() - run);
   return true;
 }
 
@@ -149,9 +160,12 @@ std::optional<std::string> parse_target(std::string_view url, Target& out) {
   url.remove_prefix(scheme.size() + 1);
   if (url.substr(0, 2) != "//") return "no '//' after the scheme";
   url.remove_prefix(2);
-  size_t end = url.find_first_of("/?#\\");
+  size_t end = 0;  // the authority ends at the first of / ? # and backslash (as browsers read it)
+  while (end < url.size() && url[end] != '/' && url[end] != '?' && url[end] != '#' &&
+         url[end] != '\\')
+    ++end;
   std::string_view authority = url.substr(0, end);
-  std::string_view rest = end == std::string_view::npos ? std::string_view() : url.substr(end);
+  std::string_view rest = url.substr(end);
   if (size_t at = authority.rfind('@'); at != std::string_view::npos) {
     std::string_view userinfo = authority.substr(0, at);
     authority.remove_prefix(at + 1);
@@ -381,6 +395,9 @@ class QueueWait final : public Waiter {
   TimePoint deadline_;
 };
 
+// The most fields a response head (or trailer section) may have.
+constexpr size_t kMaxFields = 128;
+
 struct ClientCore {
   ClientCore(ClientOptions o, Loop& l)
       : options(std::move(o)),
@@ -417,6 +434,9 @@ struct ClientCore {
   IntrusiveList<Waiter> queue;
   bool closed = false;
   ClientStats stats;
+  // Where response heads are parsed before their fields are copied into the response. Nothing
+  // suspends between the two, so one array serves every fetch of this client.
+  std::unique_ptr<HeaderView[]> fields = std::make_unique<HeaderView[]>(kMaxFields);
 };
 
 }  // namespace detail
@@ -424,6 +444,7 @@ struct ClientCore {
 namespace {
 
 using detail::ClientCore;
+using detail::kMaxFields;
 
 // A request's fields after the defaults are applied.
 struct Settings {
@@ -626,8 +647,6 @@ NetError protocol_error(const Stream& stream, std::string_view what, ParseStatus
   return NetError(kind, NetPhase::Read, stream.peer(), detail);
 }
 
-constexpr size_t kMaxFields = 128;
-
 // Reads one response head (any status, 1xx included) into `r`; returns its framing inputs.
 struct HeadInfo {
   int status = 0;
@@ -637,9 +656,8 @@ struct HeadInfo {
   size_t consumed = 0;
 };
 
-Task<HeadInfo> read_head(Stream& stream, const Settings& s, const Hop& hop, HttpResponse& r,
-                         ExchangeState& x) {
-  std::array<HeaderView, kMaxFields> storage;
+Task<HeadInfo> read_head(Stream& stream, std::span<HeaderView> storage, const Settings& s,
+                         const Hop& hop, HttpResponse& r, ExchangeState& x) {
   HeadLimits limits;
   limits.max_head = s.max_header_size;
   limits.max_start_line = std::min<size_t>(limits.max_start_line, s.max_header_size);
@@ -830,6 +848,7 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
                     const Hop& hop, HttpResponse& r, ExchangeState& x) {
   bool chunked = hop.producer && !hop.headers->contains("Content-Length");
   bool keep = c.pool.closed() ? false : c.options.idle_timeout.count() > 0;
+  std::span<HeaderView> fields(c.fields.get(), kMaxFields);
   std::string head = build_head(c, req, s, hop, chunked, keep);
   bool has_body = hop.producer || (hop.body && !hop.body->empty());
   bool expect = req.expect_continue && has_body;
@@ -875,7 +894,7 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
     bool got = false;
     TimePoint wait_until = Loop::time() + 1s;
     try {
-      info = co_await with_deadline(wait_until, read_head(stream, s, hop, r, x));
+      info = co_await with_deadline(wait_until, read_head(stream, fields, s, hop, r, x));
       got = true;
     } catch (const TimeoutError&) {
       if (Loop::time() < wait_until) throw;  // an outer limit
@@ -892,7 +911,7 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
   co_await stream.flush();
 
   while (!have_final) {
-    info = co_await read_head(stream, s, hop, r, x);
+    info = co_await read_head(stream, fields, s, hop, r, x);
     if (info.status >= 200) have_final = true;
     // 101 would switch protocols, which the client never asks for: treat it as final garbage.
     if (info.status == 101)
@@ -1169,20 +1188,16 @@ ClientStats HttpClient::stats() const noexcept {
   return s;
 }
 
-Task<HttpResponse> HttpClient::fetch(std::string url) {
-  HttpRequest request;
-  request.url = std::move(url);
-  return fetch(std::move(request));
-}
+namespace {
 
-Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
-  ClientCore& c = *core_;
+// HttpClient::fetch: one request from the queue to its response. The response keeps the
+// request it was given, so the request is moved once, into the block they share.
+Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> shared_request) {
   if (c.closed) throw InvalidStateError("fetch on a closed HttpClient");
   TimePoint start = Loop::time();
-  const HttpRequest& req = request;
+  const HttpRequest& req = *shared_request;
   Settings s = settle(c.options, req);
   HttpResponse r;
-  r.effective_url = req.url;
 
   auto stamp = [&] {
     r.times.total = Loop::time() - start;
@@ -1194,21 +1209,20 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
                       HttpFailure failure) -> HttpResponse {
     stamp();
     r.code = code;
+    r.request = shared_request;
     if (req.raise_error) {
-      r.request = std::move(request);
       auto shared = std::make_shared<const HttpResponse>(std::move(r));
       throw HttpError(code, kind, message, std::move(shared), std::move(cause), failure);
     }
     auto shared = std::make_shared<HttpResponse>(r);
-    shared->request = request;
     r.error = std::make_exception_ptr(
         HttpError(code, kind, message, std::move(shared), std::move(cause), failure));
-    r.request = std::move(request);
     return std::move(r);
   };
   // A 599: the message names the cause, then the request.
   auto fail = [&](std::exception_ptr cause, ErrorKind kind, std::string message,
                   HttpFailure failure = HttpFailure::Other) {
+    if (r.effective_url.empty()) r.effective_url = req.url;  // failed before the URL was parsed
     message += " (";
     message += req.method;
     message += ' ';
@@ -1289,7 +1303,6 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
 
   for (int redirects = 0;; ++redirects) {
     TimePoint hop_deadline = Loop::time() + s.request_timeout;
-    std::string key = pool_key(hop.target, s);
     ExchangeState x;
     std::exception_ptr error;
     bool retried = false;
@@ -1303,7 +1316,7 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
       r.body.clear();
       r.times.dns = r.times.connect = r.times.tls = Duration::zero();
       try {
-        auto lease = co_await c.pool.checkout(key, hop_deadline, retried);
+        auto lease = co_await c.pool.checkout(pool_key(hop.target, s), hop_deadline, retried);
         LeaseGuard guard{c.pool, std::move(lease)};
         r.reused_connection = guard.lease.reused;
         if (!guard.lease.connection) {
@@ -1312,9 +1325,11 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
         } else {
           c.stats.connections_reused++;
         }
-        Stream& stream = guard.lease.connection->stream;
+        PooledConnection& connection = *guard.lease.connection;
         try {
-          co_await with_deadline(hop_deadline, exchange(c, stream, req, s, hop, r, x));
+          squall::detail::RollingTimeout::Armed limit(connection.exchange_limit, hop_deadline,
+                                                      s.request_timeout);
+          co_await exchange(c, connection.stream, req, s, hop, r, x);
           guard.reusable = x.reusable;
         } catch (const StaleConnection&) {
           stale = guard.lease.reused;
@@ -1427,8 +1442,20 @@ Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
                        HttpFailure::Status);
   }
   stamp();
-  r.request = std::move(request);
+  r.request = std::move(shared_request);
   co_return std::move(r);
+}
+
+}  // namespace
+
+Task<HttpResponse> HttpClient::fetch(std::string url) {
+  auto request = std::make_shared<HttpRequest>();
+  request->url = std::move(url);
+  return run_fetch(*core_, std::move(request));
+}
+
+Task<HttpResponse> HttpClient::fetch(HttpRequest request) {
+  return run_fetch(*core_, std::make_shared<const HttpRequest>(std::move(request)));
 }
 
 }  // namespace squall::http

@@ -67,7 +67,9 @@ Headers::Headers(std::initializer_list<std::pair<std::string_view, std::string_v
 }
 
 void Headers::add(std::string_view name, std::string_view value) {
-  fields_.push_back(Header{std::string(name), std::string(value)});
+  Header& h = fields_.emplace_back();  // built in place: no temporary to move from
+  h.name.assign(name);
+  h.value.assign(value);
 }
 
 void Headers::set(std::string_view name, std::string_view value) {

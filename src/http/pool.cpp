@@ -47,16 +47,26 @@ struct PoolCore {
 
   PoolOptions options;
   Loop& loop;
-  // Heterogeneous lookup would save the key copy per checkout; the map holds few keys and
-  // std::string keys under 16 bytes do not allocate.
-  std::unordered_map<std::string, KeyEntry> keys;
+  // Looked up by string_view without making a string (is_transparent).
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view key) const noexcept {
+      return std::hash<std::string_view>{}(key);
+    }
+  };
+  std::unordered_map<std::string, KeyEntry, KeyHash, std::equal_to<>> keys;
   size_t idle = 0;
   bool closed = false;
   TimerHandle sweep_timer;
 
   KeyEntry* find(std::string_view key) noexcept {
-    auto it = keys.find(std::string(key));
+    auto it = keys.find(key);
     return it == keys.end() ? nullptr : &it->second;
+  }
+
+  KeyEntry& entry(const std::string& key) {
+    auto it = keys.find(std::string_view(key));
+    return it != keys.end() ? it->second : keys[key];
   }
 
   bool at_limit(const KeyEntry& e) const noexcept {
@@ -132,20 +142,19 @@ ConnectionPool::~ConnectionPool() {
   close();
 }
 
-Task<ConnectionPool::Lease> ConnectionPool::checkout(std::string_view key_view, TimePoint deadline,
+Task<ConnectionPool::Lease> ConnectionPool::checkout(std::string key, TimePoint deadline,
                                                      bool fresh) {
   detail::PoolCore& c = *core_;
-  std::string key(key_view);
   for (;;) {
     if (c.closed) throw InvalidStateError("connection pool: checkout on a closed pool");
-    detail::KeyEntry& e = c.keys[key];
+    detail::KeyEntry& e = c.entry(key);
     if (fresh && !e.idle.empty() && c.at_limit(e)) {
       e.idle.erase(e.idle.begin());
       --c.idle;
       --e.connections;
     }
     if (!fresh && !e.idle.empty()) {
-      Lease lease{key, std::move(e.idle.back()), true};
+      Lease lease{std::move(key), std::move(e.idle.back()), true};
       e.idle.pop_back();
       --c.idle;
       co_return lease;
@@ -153,7 +162,7 @@ Task<ConnectionPool::Lease> ConnectionPool::checkout(std::string_view key_view, 
     // Waiters queued before us go first, so a steady stream of newcomers cannot starve them.
     if (!c.at_limit(e) && e.waiters.empty()) {
       ++e.connections;
-      co_return Lease{key, nullptr, false};
+      co_return Lease{std::move(key), nullptr, false};
     }
     bool timed_out = false;
     try {
@@ -174,11 +183,11 @@ Task<ConnectionPool::Lease> ConnectionPool::checkout(std::string_view key_view, 
     }
     // Woken: a slot freed up or an idle connection came back. A newcomer may have taken it
     // before this task ran; then it waits again, at the back.
-    detail::KeyEntry& again = c.keys[key];
+    detail::KeyEntry& again = c.entry(key);
     if (!again.idle.empty()) continue;
     if (!c.at_limit(again)) {
       ++again.connections;
-      co_return Lease{key, nullptr, false};
+      co_return Lease{std::move(key), nullptr, false};
     }
   }
 }

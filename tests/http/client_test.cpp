@@ -70,7 +70,7 @@ TEST_F(ClientHttpbinTest, AGetReturnsStatusHeadersBodyAndTimes) {
     EXPECT_GT(r.times.total, Duration::zero());
     EXPECT_GT(r.times.first_byte, Duration::zero());
     EXPECT_LE(r.times.first_byte, r.times.total);
-    EXPECT_EQ(r.request.url, url("/get?a=1"));
+    EXPECT_EQ(r.request->url, url("/get?a=1"));
     client.close();
   };
   run(body());

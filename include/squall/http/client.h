@@ -212,7 +212,8 @@ struct HttpResponse {
   // The answer came on a pooled connection that had served an earlier request.
   bool reused_connection = false;
   // The request as given to fetch() (defaults not applied); the body is kept, a producer too.
-  HttpRequest request;
+  // Shared with the response inside an HttpError, never copied.
+  std::shared_ptr<const HttpRequest> request;
 
   // Rethrows `error` if set (Tornado's rethrow()).
   void rethrow() const {

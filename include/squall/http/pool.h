@@ -28,6 +28,7 @@
 #include "squall/core/loop.h"
 #include "squall/core/task.h"
 #include "squall/core/time.h"
+#include "squall/core/timeout.h"
 #include "squall/net/stream.h"
 
 namespace squall::http {
@@ -46,6 +47,9 @@ struct PooledConnection {
   Stream stream;
   uint64_t exchanges = 0;  // finished exchanges before this one
   TimePoint idle_since{};
+  // The time limit of the exchange in progress, re-armed for each one (the timer heap is only
+  // touched when a deadline comes earlier than the last).
+  squall::detail::RollingTimeout exchange_limit;
 };
 
 namespace detail {
@@ -72,7 +76,7 @@ class ConnectionPool {
   // max_per_key. TimeoutError when `deadline` passes first; InvalidStateError once closed. A
   // kill interrupts the wait and takes nothing. With `fresh`, never an idle connection: the
   // right to open a new one (closing the key's oldest idle one if that makes room).
-  [[nodiscard]] Task<Lease> checkout(std::string_view key, TimePoint deadline = TimePoint::max(),
+  [[nodiscard]] Task<Lease> checkout(std::string key, TimePoint deadline = TimePoint::max(),
                                      bool fresh = false);
   // Ends a lease. A reusable connection (its last exchange complete and keep-alive) goes to the
   // idle list; otherwise, or when the pool is closed or keeps no idle connections, it is
