@@ -7,6 +7,7 @@ requests at concurrency 64 and at concurrency 10 (Tornado's default max_clients)
   libcurl-multi   bench/client_curl.cpp, compiled here, curl_multi with as many connections
   tornado         bench/client_tornado.py, AsyncHTTPClient (Debian's python3-tornado)
   wrk             wrk -t1 -c<concurrency> for a fixed time: the ceiling nginx allows
+Each client runs once per round, for --rounds alternating rounds, and the medians are reported.
 Reported per concurrency: requests/s (higher is better), the client process's CPU time
 (user + system, from wait4) per request in microseconds, and its user-space part alone (lower is
 better for both).
@@ -26,7 +27,7 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # importing peerlib leaves no __pycache__ in bench/
-from peerlib import free_port, start_nginx as start_peer_nginx, stop  # noqa: E402
+from peerlib import free_port, medians, start_nginx as start_peer_nginx, stop  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEBIAN_PYTHON = "/usr/bin/python3"
@@ -103,6 +104,8 @@ def main():
     parser.add_argument("--tornado-requests", type=int, default=10_000,
                         help="requests per run for Tornado (about 20x slower)")
     parser.add_argument("--wrk-seconds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternating rounds over all clients; medians are reported")
     args = parser.parse_args()
 
     loadgen = os.path.join(args.build, "examples", "loadgen")
@@ -121,31 +124,36 @@ def main():
     try:
         json_client("warm-up", [loadgen, url, "2000", "8"])
         for concurrency in (64, 10):
-            rates, cpu = {}, {}
             c = str(concurrency)
-            log(f"concurrency {c}: squall")
-            rates["squall"], cpu["squall"] = json_client(
-                "squall", [loadgen, url, str(args.requests), c])
-            log(f"concurrency {c}: libcurl-multi")
-            rates["libcurl-multi"], cpu["libcurl-multi"] = json_client(
-                "libcurl-multi", [curl_client, url, str(args.requests), c])
-            log(f"concurrency {c}: tornado")
-            rates["tornado"], cpu["tornado"] = json_client(
-                "tornado", [DEBIAN_PYTHON, tornado_client, url, str(args.tornado_requests), c])
-            log(f"concurrency {c}: wrk")
-            rates["wrk"], cpu["wrk"] = wrk_client(url, concurrency, args.wrk_seconds)
+            clients = {
+                "squall": lambda: json_client("squall", [loadgen, url, str(args.requests), c]),
+                "libcurl-multi": lambda: json_client(
+                    "libcurl-multi", [curl_client, url, str(args.requests), c]),
+                "tornado": lambda: json_client(
+                    "tornado",
+                    [DEBIAN_PYTHON, tornado_client, url, str(args.tornado_requests), c]),
+                "wrk": lambda: wrk_client(url, concurrency, args.wrk_seconds),
+            }
+            rates, cpu, user = ({name: [] for name in clients} for _ in range(3))
+            for round_ in range(1, args.rounds + 1):
+                for name, run in clients.items():
+                    log(f"concurrency {c}, round {round_}/{args.rounds}: {name}")
+                    rate, (all_cpu, user_cpu) = run()
+                    log(f"  {rate:.0f} requests/s, CPU {all_cpu:.1f} us/request "
+                        f"({user_cpu:.1f} in user space)")
+                    rates[name].append(rate)
+                    cpu[name].append(all_cpu)
+                    user[name].append(user_cpu)
             title = f"GET 1 KiB keep-alive from nginx, concurrency {concurrency}"
             cases.append({"case": title, "unit": "requests/s", "higher_is_better": True,
-                          "values": rates})
+                          "values": medians(rates)})
             # The system share is mostly the kernel's loopback TCP work for the one send and
             # the one receive each request needs, the same for every client; the user share is
             # the client library's own.
             cases.append({"case": title + ", client CPU", "unit": "us/request",
-                          "higher_is_better": False,
-                          "values": {k: v[0] for k, v in cpu.items()}})
+                          "higher_is_better": False, "values": medians(cpu)})
             cases.append({"case": title + ", client CPU in user space", "unit": "us/request",
-                          "higher_is_better": False,
-                          "values": {k: v[1] for k, v in cpu.items()}})
+                          "higher_is_better": False, "values": medians(user)})
     finally:
         stop(nginx)
         shutil.rmtree(root, ignore_errors=True)

@@ -99,3 +99,15 @@ def start_nginx(work, port, server_body, core, connections=4096):
         stop(process)
         raise
     return process
+
+
+def medians(samples):
+    """{name: [values...]} -> {name: median}. The machines these suites run on are shared: a
+    neighbour's load comes and goes over minutes, so each suite measures every implementation
+    in several alternating rounds and reports the median of each."""
+    out = {}
+    for name, values in samples.items():
+        ordered = sorted(values)
+        middle = len(ordered) // 2
+        out[name] = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return out

@@ -8,6 +8,7 @@ One server worker pinned to core 0, wrk with one thread and 64 connections pinne
     microseconds per request (utime+stime from /proc before and after the run);
   GET of a 1 KiB file: squall (ServerResponse::send_file) beside nginx and h2o;
   10,000 idle keep-alive connections, each after one request: the server's RSS in MiB.
+Requests/s and CPU are the medians of --rounds alternating rounds (each round runs every server).
 Run as `python3 bench/server_bench.py --build build/release`; the JSON goes to stdout.
 """
 import argparse
@@ -24,7 +25,7 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # importing peerlib leaves no __pycache__ in bench/
-from peerlib import free_port, nginx_conf, stop, wait_for_port  # noqa: E402
+from peerlib import free_port, medians, nginx_conf, stop, wait_for_port  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PYTHON = "/usr/bin/python3"  # Debian's, with tornado
@@ -166,6 +167,8 @@ tornado.ioloop.IOLoop.current().start()
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default="build/release")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternating rounds over all servers; medians are reported")
     args = parser.parse_args()
     noblock = os.path.join(args.build, "examples", "noblock")
     if not os.path.exists(noblock):
@@ -195,29 +198,38 @@ def main():
                                                         else ""))],
             "tornado": lambda port: [PYTHON, "-c", TORNADO_APP, str(port)],
         }
-        rps, cpu, static_rps, static_cpu, rss = {}, {}, {}, {}, {}
-        for name, argv in servers.items():
-            if name == "h2o" and not shutil.which("h2o"):
-                progress("h2o is not installed: skipped")
-                continue
-            port = free_port()
-            proc = start(argv(port), port, name)
-            try:
-                progress(f"{name}: GET /api/noblock")
-                rps[name], cpu[name] = wrk(port, "/api/noblock", proc.pid, b"abc")
-                progress(f"  {rps[name]:.0f} requests/s, {cpu[name]:.2f} CPU us/request")
-                if name in ("squall", "nginx", "h2o"):
-                    progress(f"{name}: GET /static (1 KiB)")
-                    static_rps[name], static_cpu[name] = wrk(port, "/static", proc.pid, static)
-                    progress(f"  {static_rps[name]:.0f} requests/s")
-                if name in ("squall", "nginx"):
-                    progress(f"{name}: 10,000 idle keep-alive connections")
-                    rss[name] = idle_rss(port, proc.pid)
-                    progress(f"  {rss[name]:.1f} MiB RSS")
-            finally:
-                stop(proc)
+        if not shutil.which("h2o"):
+            progress("h2o is not installed: skipped")
+            del servers["h2o"]
+        rps, cpu, static_rps, static_cpu = ({name: [] for name in servers} for _ in range(4))
+        rss = {}
+        for round_ in range(1, args.rounds + 1):
+            for name, argv in servers.items():
+                port = free_port()
+                proc = start(argv(port), port, name)
+                try:
+                    progress(f"round {round_}/{args.rounds}, {name}: GET /api/noblock")
+                    r, c = wrk(port, "/api/noblock", proc.pid, b"abc")
+                    rps[name].append(r)
+                    cpu[name].append(c)
+                    progress(f"  {r:.0f} requests/s, {c:.2f} CPU us/request")
+                    if name in ("squall", "nginx", "h2o"):
+                        progress(f"round {round_}/{args.rounds}, {name}: GET /static (1 KiB)")
+                        r, c = wrk(port, "/static", proc.pid, static)
+                        static_rps[name].append(r)
+                        static_cpu[name].append(c)
+                        progress(f"  {r:.0f} requests/s, {c:.2f} CPU us/request")
+                    if name in ("squall", "nginx") and round_ == 1:
+                        progress(f"{name}: 10,000 idle keep-alive connections")
+                        rss[name] = idle_rss(port, proc.pid)
+                        progress(f"  {rss[name]:.1f} MiB RSS")
+                finally:
+                    stop(proc)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    rps, cpu = medians(rps), medians(cpu)
+    static_rps = medians({k: v for k, v in static_rps.items() if v})
+    static_cpu = medians({k: v for k, v in static_cpu.items() if v})
 
     print(json.dumps([
         {"case": "GET /api/noblock (wrk -t1 -c64)", "unit": "requests/s",
