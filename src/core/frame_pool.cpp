@@ -29,7 +29,7 @@ namespace {
 
 constexpr size_t kGranule = 32;
 constexpr size_t kClasses = 128;  // blocks up to 128 * 32 = 4 KiB (an HTTP fetch's frame is ~2 KiB)
-constexpr size_t kMaxKept = 1024;  // free blocks kept per class...
+constexpr size_t kMaxKept = 1024;                  // free blocks kept per class...
 constexpr size_t kMaxKeptBytes = size_t{8} << 20;  // ...and in all, per thread
 
 struct FreeBlock {

@@ -128,6 +128,8 @@ IoResult Socket::read(std::span<char> into) noexcept {
 }
 
 IoResult Socket::read(std::span<const iovec> into) noexcept {
+  if (into.size() == 1)
+    return read(std::span<char>(static_cast<char*>(into[0].iov_base), into[0].iov_len));
   msghdr message{};
   message.msg_iov = const_cast<iovec*>(into.data());
   message.msg_iovlen = into.size();
@@ -137,6 +139,12 @@ IoResult Socket::read(std::span<const iovec> into) noexcept {
 }
 
 IoResult Socket::write(std::span<const iovec> from) noexcept {
+  if (from.size() == 1) {  // send skips sendmsg's message header and vector import
+    ssize_t n =
+        retry_eintr([&] { return ::send(fd_, from[0].iov_base, from[0].iov_len, MSG_NOSIGNAL); });
+    if (n < 0) return {0, errno == EWOULDBLOCK ? EAGAIN : errno};
+    return {static_cast<size_t>(n), 0};
+  }
   msghdr message{};
   message.msg_iov = const_cast<iovec*>(from.data());
   message.msg_iovlen = from.size();
