@@ -13,7 +13,6 @@ namespace squall::detail {
 namespace {
 thread_local std::coroutine_handle<> next_handle;
 thread_local TaskState* running_task = nullptr;
-thread_local int64_t frames = 0;
 
 std::string describe(const std::exception_ptr& error) {
   try {
@@ -41,10 +40,6 @@ void transfer_to(std::coroutine_handle<> h) noexcept {
 
 TaskState* current_task() noexcept {
   return running_task;
-}
-
-int64_t& live_frames() noexcept {
-  return frames;
 }
 
 void PromiseBase::on_final() noexcept {

@@ -453,7 +453,7 @@ bool Connection::setup_request(int& error_status, std::string_view& error_messag
 }
 
 Task<bool> Connection::serve_request() {
-  start_ = Clock::now();
+  if (o_.access_log || o_.access_log_sink) start_ = Clock::now();  // only the log line needs it
   reset_response();
   std::exception_ptr failure;
   try {

@@ -106,55 +106,50 @@ std::string allow_value(uint8_t methods) {
   return out;
 }
 
-Task<void> call_class(const Endpoint& endpoint, Method method, Request& req, Response& resp) {
-  std::unique_ptr<RequestHandler> h = endpoint.make();
-  detail::HandlerBinding::bind(*h, req, resp);
-  co_await h->prepare();
-  if (resp.finished()) co_return;
+// The task of `method` on a handler object (not a coroutine: the method's own task).
+Task<void> call_method(RequestHandler& h, const Endpoint& endpoint, Method method) {
   switch (method) {
     case Method::Get:
-      co_await h->get();
-      break;
+      return h.get();
     case Method::Head:
       // HEAD without its own function is GET with the body dropped by the server.
-      if (endpoint.methods & bit(Method::Head))
-        co_await h->head();
-      else
-        co_await h->get();
-      break;
+      return (endpoint.methods & bit(Method::Head)) ? h.head() : h.get();
     case Method::Post:
-      co_await h->post();
-      break;
+      return h.post();
     case Method::Put:
-      co_await h->put();
-      break;
+      return h.put();
     case Method::Patch:
-      co_await h->patch();
-      break;
+      return h.patch();
     case Method::Delete:
-      co_await h->del();
-      break;
+      return h.del();
     case Method::Options:
-      co_await h->options();
-      break;
+      return h.options();
   }
+  return Task<void>::ready();
 }
 
-// The route's handler for the request's method (not a coroutine: it hands back the handler's
-// own task); throws 405 with Allow when the route has none.
-Task<void> dispatch(const State::Entry& entry, Request& req, Response& resp) {
-  if (entry.any) return entry.any->function(req, resp);
+// What serves a request: a route function's task, or a handler class and the method to call
+// on a new object of it (which serve() keeps in its own frame, so no frame is added per call).
+struct Dispatch {
+  Task<void> task;
+  const Endpoint* cls = nullptr;
+  Method method = Method::Get;
+};
+
+// The route's handler for the request's method; throws 405 with Allow when the route has none.
+Dispatch dispatch(const State::Entry& entry, Request& req, Response& resp) {
+  if (entry.any) return {entry.any->function(req, resp)};
   std::optional<Method> method = parse_method(req.method());
   if (method) {
     if (const auto& fn = entry.by_method[static_cast<size_t>(*method)])
-      return fn->function(req, resp);
+      return {fn->function(req, resp)};
     if (entry.cls && (entry.cls->methods & bit(*method)))
-      return call_class(*entry.cls, *method, req, resp);
+      return {Task<void>::ready(), &*entry.cls, *method};
     if (*method == Method::Head) {
       if (const auto& get = entry.by_method[static_cast<size_t>(Method::Get)])
-        return get->function(req, resp);
+        return {get->function(req, resp)};
       if (entry.cls && (entry.cls->methods & bit(Method::Get)))
-        return call_class(*entry.cls, Method::Head, req, resp);
+        return {Task<void>::ready(), &*entry.cls, Method::Head};
     }
   }
   resp.headers().set("Allow", allow_value(entry.methods()));
@@ -194,7 +189,15 @@ Task<void> serve(const State& st, ServerRequest& raw, ServerResponse& raw_resp) 
       else
         throw StatusError(404);
     } else {
-      co_await dispatch(st.entries[match->route], req, resp);
+      Dispatch d = dispatch(st.entries[match->route], req, resp);
+      if (!d.cls) {
+        co_await std::move(d.task);
+      } else {
+        std::unique_ptr<RequestHandler> h = d.cls->make();
+        detail::HandlerBinding::bind(*h, req, resp);
+        co_await h->prepare();
+        if (!resp.finished()) co_await call_method(*h, *d.cls, d.method);
+      }
     }
   } catch (...) {
     error = std::current_exception();
