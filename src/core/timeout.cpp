@@ -52,6 +52,7 @@ void RollingTimeout::disarm() noexcept {
   armed_ = false;
   // Our kill may have been deferred (the wait it hit had already completed): take it back.
   if (task_ && task_->pending_source() == this) task_->take_pending();
+  task_ = nullptr;  // the task may end before this timeout does (one kept by a pooled connection)
 }
 
 void RollingTimeout::fire() {

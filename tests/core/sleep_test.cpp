@@ -185,6 +185,26 @@ TEST_F(SleepTest, ARollingTimeoutMovedLaterWaitsForTheNewDeadline) {
   run(body());
 }
 
+TEST_F(SleepTest, ARollingTimeoutOutlivesTheTasksThatArmedIt) {
+  // As on a pooled connection: each task arms it around its own waits and ends; the timeout
+  // lives on, is armed by the next task, and is destroyed after all of them (AddressSanitizer
+  // would see a use of an ended task here).
+  auto limit = std::make_unique<detail::RollingTimeout>();
+  auto user = [](detail::RollingTimeout& t, Duration wait, Duration within) -> Task<bool> {
+    try {
+      detail::RollingTimeout::Armed armed(t, Loop::time() + within, within);
+      co_await sleep(wait);
+    } catch (const TimeoutError&) {
+      co_return true;
+    }
+    co_return false;
+  };
+  EXPECT_FALSE(run(user(*limit, 1ms, 10s)));
+  EXPECT_FALSE(run(user(*limit, 1ms, 10s)));
+  EXPECT_TRUE(run(user(*limit, 10s, 10ms)));  // the third task's limit still applies to it
+  limit.reset();
+}
+
 TEST_F(SleepTest, ARollingTimeoutArmedOutsideATaskIsAnError) {
   detail::RollingTimeout limit;
   EXPECT_THROW(detail::RollingTimeout::Armed(limit, Loop::time() + 1s, 1s), InvalidStateError);
