@@ -56,6 +56,11 @@ size_t size_class(size_t size) {
   return (size + kGranule - 1) / kGranule - 1;
 }
 
+// The bytes of a block of class `c`.
+size_t class_bytes(size_t c) {
+  return (c + 1) * kGranule;
+}
+
 }  // namespace
 
 void* pool_allocate(size_t size) {
@@ -65,10 +70,10 @@ void* pool_allocate(size_t size) {
   if (FreeBlock* b = p.head[c]) {
     p.head[c] = b->next;
     --p.kept[c];
-    p.kept_bytes -= (c + 1) * kGranule;
+    p.kept_bytes -= class_bytes(c);
     return b;
   }
-  return ::operator new((c + 1) * kGranule);
+  return ::operator new(class_bytes(c));
 }
 
 void pool_deallocate(void* block, size_t size) noexcept {
@@ -78,7 +83,7 @@ void pool_deallocate(void* block, size_t size) noexcept {
     return;
   }
   Pool& p = pool;
-  if (p.kept[c] >= kMaxKept || p.kept_bytes + (c + 1) * kGranule > kMaxKeptBytes) {
+  if (p.kept[c] >= kMaxKept || p.kept_bytes + class_bytes(c) > kMaxKeptBytes) {
     ::operator delete(block);
     return;
   }
@@ -86,7 +91,7 @@ void pool_deallocate(void* block, size_t size) noexcept {
   b->next = p.head[c];
   p.head[c] = b;
   ++p.kept[c];
-  p.kept_bytes += (c + 1) * kGranule;
+  p.kept_bytes += class_bytes(c);
 }
 
 #endif

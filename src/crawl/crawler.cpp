@@ -54,6 +54,11 @@ constexpr int kHostFailureThreshold = 5;
 constexpr Duration kHostBackoffMax = 60s;
 constexpr Duration kRetryAfterMax = 10min;
 
+// A failure that may pass: no response (599), 429 or 5xx. Retried, and counted against the host.
+bool is_transient(int code) noexcept {
+  return code == 599 || code == 429 || code >= 500;
+}
+
 int64_t unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -436,7 +441,7 @@ struct Crawler::State {
     host.fetches++;
     host.total_ms += page.elapsed_ms;
 
-    bool transient = r.code == 599 || r.code == 429 || r.code >= 500;
+    bool transient = is_transient(r.code);
     if (transient && u.attempts < o.retries && !stopping) {
       // Try again later; the host waits too when it asked to (429, 503 with Retry-After).
       Duration wait = o.retry_backoff * (1 << std::min(u.attempts, 16));
@@ -534,7 +539,7 @@ struct Crawler::State {
   // that is down or overloaded is not asked again and again for its other URLs.
   void note_host_outcome(const std::string& host, int code) {
     Host& h = hosts[host];
-    if (code != 599 && code != 429 && code < 500) {
+    if (!is_transient(code)) {
       h.consecutive_failures = 0;
       return;
     }

@@ -64,11 +64,6 @@ struct PoolCore {
     return it == keys.end() ? nullptr : &it->second;
   }
 
-  KeyEntry& entry(const std::string& key) {
-    auto it = keys.find(std::string_view(key));
-    return it != keys.end() ? it->second : keys[key];
-  }
-
   bool at_limit(const KeyEntry& e) const noexcept {
     return options.max_per_key != 0 && e.connections >= options.max_per_key;
   }
@@ -147,7 +142,7 @@ Task<ConnectionPool::Lease> ConnectionPool::checkout(std::string key, TimePoint 
   detail::PoolCore& c = *core_;
   for (;;) {
     if (c.closed) throw InvalidStateError("connection pool: checkout on a closed pool");
-    detail::KeyEntry& e = c.entry(key);
+    detail::KeyEntry& e = c.keys[key];
     if (fresh && !e.idle.empty() && c.at_limit(e)) {
       e.idle.erase(e.idle.begin());
       --c.idle;
@@ -183,7 +178,7 @@ Task<ConnectionPool::Lease> ConnectionPool::checkout(std::string key, TimePoint 
     }
     // Woken: a slot freed up or an idle connection came back. A newcomer may have taken it
     // before this task ran; then it waits again, at the back.
-    detail::KeyEntry& again = c.entry(key);
+    detail::KeyEntry& again = c.keys[key];
     if (!again.idle.empty()) continue;
     if (!c.at_limit(again)) {
       ++again.connections;

@@ -133,6 +133,20 @@ class StreamCore {
     return r;
   }
 
+  // After a read that stored nothing: true at end of stream (the buffer is given back); throws
+  // a read failure (closing the stream); otherwise notes what the transport waits for, and the
+  // caller waits for it.
+  bool read_came_empty(const IoResult& r) {
+    if (r.error == 0) {
+      eof_ = true;
+      release_buffer();
+      return true;
+    }
+    if (!r.would_block()) std::rethrow_exception(fail(NetPhase::Read, r.error));
+    read_blocked_on_ = transport_->blocked_on(true);
+    return false;
+  }
+
   // The exception for an operation on a closed stream: the close reason if there is one.
   std::exception_ptr closed_error(NetPhase phase) const {
     if (reason_) return reason_;
@@ -336,8 +350,10 @@ class WriteWait final : public Waiter {
     c_.writers_.push_back(*this);
     return true;
   }
-  // True when write_timeout passed first.
-  bool await_resume() { return finish(); }
+  // Throws (and closes the stream) when write_timeout passed first.
+  void await_resume() {
+    if (finish()) std::rethrow_exception(c_.fail(c_.write_timed_out()));
+  }
   size_t threshold() const noexcept { return threshold_; }
 
  private:
@@ -416,13 +432,7 @@ Task<size_t> read_some(StreamCore& c, std::span<char> into) {
         c.release_buffer();  // nothing spilled: an idle stream holds no buffer
         co_return r.bytes;
       }
-      if (r.error == 0) {
-        c.eof_ = true;
-        c.release_buffer();
-        co_return 0;
-      }
-      if (!r.would_block()) std::rethrow_exception(c.fail(NetPhase::Read, r.error));
-      c.read_blocked_on_ = c.transport_->blocked_on(true);
+      if (c.read_came_empty(r)) co_return 0;
     } else {
       c.read_blocked_on_ = IoEvents::Read;
     }
@@ -457,13 +467,7 @@ Task<size_t> fill(StreamCore& c, bool own_read = false) {
         c.end_ += r.bytes;
         co_return r.bytes;
       }
-      if (r.error == 0) {
-        c.eof_ = true;
-        c.release_buffer();
-        co_return 0;
-      }
-      if (!r.would_block()) std::rethrow_exception(c.fail(NetPhase::Read, r.error));
-      c.read_blocked_on_ = c.transport_->blocked_on(true);
+      if (c.read_came_empty(r)) co_return 0;
     } else {
       c.read_blocked_on_ = IoEvents::Read;
     }
@@ -488,8 +492,10 @@ class WritableWait final : public Waiter {
     c_.write_ready_.push_back(*this);
     return true;
   }
-  // True when write_timeout passed first.
-  bool await_resume() { return finish(); }
+  // Throws (and closes the stream) when write_timeout passed first.
+  void await_resume() {
+    if (finish()) std::rethrow_exception(c_.fail(c_.write_timed_out()));
+  }
 
  private:
   StreamCore& c_;
@@ -525,7 +531,7 @@ Task<void> wait_drained(StreamCore& c, size_t threshold) {
     if (c.closed_) std::rethrow_exception(c.closed_error(NetPhase::Write));
     if (c.pending_ <= threshold) co_return;
     WriteWait wait(c, threshold);
-    if (co_await wait) std::rethrow_exception(c.fail(c.write_timed_out()));
+    co_await wait;
   }
 }
 
@@ -695,7 +701,7 @@ Task<void> Stream::shutdown_write() {
     c.writable_ = false;
     c.write_blocked_on_ = c.transport_->blocked_on(false);
     detail::WritableWait wait(c);
-    if (co_await wait) std::rethrow_exception(c.fail(c.write_timed_out()));
+    co_await wait;
   }
   c.write_shut_ = true;
 }
@@ -725,7 +731,7 @@ Task<void> Stream::send_file(int file_fd, off_t offset, size_t count) {
       c.writable_ = false;
       c.write_blocked_on_ = c.transport_->blocked_on(false);
       detail::WritableWait wait(c);
-      if (co_await wait) std::rethrow_exception(c.fail(c.write_timed_out()));
+      co_await wait;
       continue;
     }
     if (r.error == 0) std::rethrow_exception(c.fail(detail::file_ended(c, sent, count)));
