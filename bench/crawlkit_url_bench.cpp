@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "squall/crawl/url.h"
+#include "squall/url/url.h"
 
 namespace {
 

@@ -10,9 +10,9 @@
 
 #include "squall/core.h"
 #include "squall/crawl/links.h"
-#include "squall/crawl/url.h"
 #include "squall/http/client.h"
 #include "squall/http/server.h"
+#include "squall/url/url.h"
 
 using namespace squall;
 using namespace std::chrono_literals;

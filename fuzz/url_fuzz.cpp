@@ -5,7 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "squall/crawl/url.h"
+#include "squall/crawl/data_url.h"
+#include "squall/url/url.h"
 
 namespace {
 
@@ -53,7 +54,7 @@ void check_url(const squall::Url& url) {
   check(again->host_type() == url.host_type());
   (void)url.origin();
   (void)url.host_port();
-  if (auto data = url.data_url()) check(!data->essence.empty());
+  if (auto data = data_url(url)) check(!data->essence.empty());
 }
 
 }  // namespace

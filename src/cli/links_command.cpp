@@ -5,7 +5,7 @@
 
 #include "squall/cli/commands.h"
 #include "squall/crawl/links.h"
-#include "squall/crawl/url.h"
+#include "squall/url/url.h"
 
 namespace squall::cli {
 

@@ -6,7 +6,7 @@
 
 #include "squall/cli/commands.h"
 #include "squall/crawl/robots.h"
-#include "squall/crawl/url.h"
+#include "squall/url/url.h"
 
 namespace squall::cli {
 

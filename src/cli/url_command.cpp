@@ -3,7 +3,7 @@
 #include <ostream>
 
 #include "squall/cli/commands.h"
-#include "squall/crawl/url.h"
+#include "squall/url/url.h"
 
 namespace squall::cli {
 

@@ -2,6 +2,7 @@
 #include "squall/crawl/links.h"
 
 #include "html_entities.h"
+#include "squall/url/ascii.h"
 
 #include <iconv.h>
 
@@ -25,28 +26,8 @@ constexpr size_t kLongestReferenceName = 32;
 bool is_ws(unsigned char c) {
   return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r';
 }
-bool is_alpha(unsigned char c) {
-  return static_cast<unsigned char>((c | 0x20) - 'a') < 26;
-}
-bool is_digit(unsigned char c) {
-  return static_cast<unsigned char>(c - '0') < 10;
-}
 bool is_alnum(unsigned char c) {
-  return is_alpha(c) || is_digit(c);
-}
-bool is_hex(unsigned char c) {
-  return is_digit(c) || static_cast<unsigned char>((c | 0x20) - 'a') < 6;
-}
-unsigned char lower(unsigned char c) {
-  return c >= 'A' && c <= 'Z' ? c | 0x20 : c;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
+  return is_ascii_alpha(c) || is_ascii_digit(c);
 }
 
 std::string_view strip_ws(std::string_view s) {
@@ -135,9 +116,9 @@ std::string decode_attribute(std::string_view in) {
       if (hex) ++j;
       const size_t digits = j;
       uint32_t value = 0;
-      while (j < in.size() && (hex ? is_hex(in[j]) : is_digit(in[j]))) {
+      while (j < in.size() && (hex ? is_ascii_hex(in[j]) : is_ascii_digit(in[j]))) {
         const unsigned char d = in[j];
-        const uint32_t v = is_digit(d) ? d - '0' : (d | 0x20) - 'a' + 10;
+        const auto v = static_cast<uint32_t>(hex_value(d));
         value = value > 0x10FFFF ? value : value * (hex ? 16 : 10) + v;
         ++j;
       }
@@ -354,7 +335,7 @@ class LinkTokenizer {
     uint8_t size = 0;
     void clear() { size = 0; }
     void push(unsigned char c) {
-      if (size < bytes.size()) bytes[size] = static_cast<char>(lower(c));
+      if (size < bytes.size()) bytes[size] = static_cast<char>(ascii_lower(c));
       if (size < 255) ++size;
     }
     std::string_view view() const {
@@ -520,7 +501,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
         } else if (c == '/') {
           state_ = State::EndTagOpen;
           ++p;
-        } else if (is_alpha(c)) {
+        } else if (is_ascii_alpha(c)) {
           begin_tag(false);
           state_ = State::TagName;
         } else if (c == '?') {
@@ -530,7 +511,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
         }
         continue;
       case State::EndTagOpen:
-        if (is_alpha(c)) {
+        if (is_ascii_alpha(c)) {
           begin_tag(true);
           state_ = State::TagName;
         } else if (c == '>') {
@@ -783,7 +764,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
       case State::TextEndTagOpen:
       case State::ScriptEndTagOpen:
       case State::ScriptEscapedEndTagOpen:
-        if (is_alpha(c)) {
+        if (is_ascii_alpha(c)) {
           state_ = state_ == State::TextEndTagOpen     ? State::TextEndTagName
                    : state_ == State::ScriptEndTagOpen ? State::ScriptEndTagName
                                                        : State::ScriptEscapedEndTagName;
@@ -805,7 +786,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
           } else {
             state_ = c == '/' ? State::SelfClosingStartTag : State::BeforeAttrName;
           }
-        } else if (is_alpha(c)) {
+        } else if (is_ascii_alpha(c)) {
           temp_.push(c);
           ++p;
         } else {
@@ -856,7 +837,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
           temp_.clear();
           state_ = State::ScriptEscapedEndTagOpen;
           ++p;
-        } else if (is_alpha(c)) {
+        } else if (is_ascii_alpha(c)) {
           temp_.clear();
           state_ = State::ScriptDoubleEscapeStart;
         } else {
@@ -870,7 +851,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
           const bool script = temp_.view() == "script";
           state_ = start == script ? State::ScriptDoubleEscaped : State::ScriptEscaped;
           ++p;
-        } else if (is_alpha(c)) {
+        } else if (is_ascii_alpha(c)) {
           temp_.push(c);
           ++p;
         } else {

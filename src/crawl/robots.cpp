@@ -1,5 +1,6 @@
 // robots.txt parsing, per-agent rule compilation, path matching and the fetch policy (RFC 9309).
 #include "squall/crawl/robots.h"
+#include "squall/url/ascii.h"
 
 #include <algorithm>
 #include <array>
@@ -21,17 +22,8 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-constexpr char lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-}
-
-constexpr bool is_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 constexpr bool is_unreserved(unsigned char c) {
-  return is_alpha(static_cast<char>(c)) || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-         c == '_' || c == '~';
+  return is_ascii_alpha(c) || is_ascii_digit(c) || c == '-' || c == '.' || c == '_' || c == '~';
 }
 
 // Octets that are neither reserved nor unreserved in RFC 3986, which a URL serializer would have
@@ -53,19 +45,10 @@ constexpr bool needs_escape(unsigned char c) {
   }
 }
 
-constexpr int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-constexpr char kHex[] = "0123456789ABCDEF";
-
 char* put_escape(char* out, unsigned char c) {
   *out++ = '%';
-  *out++ = kHex[c >> 4];
-  *out++ = kHex[c & 15];
+  *out++ = kUpperHex[c >> 4];
+  *out++ = kUpperHex[c & 15];
   return out;
 }
 
@@ -113,8 +96,8 @@ bool is_canonical_path(std::string_view in) {
 std::string product_token(std::string_view value) {
   std::string token;
   for (char c : value) {
-    if (!is_alpha(c) && c != '_' && c != '-') break;
-    token.push_back(lower(c));
+    if (!is_ascii_alpha(c) && c != '_' && c != '-') break;
+    token.push_back(ascii_lower(c));
   }
   return token;
 }
@@ -124,7 +107,7 @@ enum class Key { Unknown, UserAgent, Allow, Disallow, CrawlDelay, Sitemap };
 Key classify(std::string_view key) {
   if (key.size() > 12) return Key::Unknown;
   std::array<char, 12> buf{};
-  for (size_t i = 0; i < key.size(); ++i) buf[i] = lower(key[i]);
+  for (size_t i = 0; i < key.size(); ++i) buf[i] = ascii_lower(key[i]);
   const std::string_view k(buf.data(), key.size());
   // The spellings Google's crawler also accepts, since real files contain them.
   for (std::string_view s : {"user-agent", "useragent", "user agent", "user_agent"})

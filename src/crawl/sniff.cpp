@@ -1,5 +1,6 @@
 // MIME type parsing and content sniffing, following the WHATWG MIME Sniffing Standard step by step.
 #include "squall/crawl/sniff.h"
+#include "squall/url/ascii.h"
 
 #include <algorithm>
 #include <array>
@@ -30,13 +31,6 @@ constexpr bool is_quoted_string_token_code_point(char ch) {
 
 bool all_token(std::string_view s) {
   return std::all_of(s.begin(), s.end(), is_token_code_point);
-}
-
-std::string ascii_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-  return out;
 }
 
 std::string_view trim_trailing_http_whitespace(std::string_view s) {
@@ -409,7 +403,7 @@ std::optional<MimeType> extract_mime_type(std::string_view content_type) {
 
 bool is_nosniff(std::string_view x_content_type_options) {
   const std::vector<std::string> values = detail::split_header_values(x_content_type_options);
-  return !values.empty() && detail::ascii_lower(values.front()) == "nosniff";
+  return !values.empty() && ascii_lower(values.front()) == "nosniff";
 }
 
 MimeType identify_unknown_mime_type(std::string_view h, bool sniff_scriptable) {

@@ -4,17 +4,11 @@
 #include <string>
 
 #include "squall/core/error.h"
+#include "squall/url/ascii.h"
 
 namespace squall::http {
 
 namespace {
-
-int hex_value(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 bool unreserved(unsigned char c) noexcept {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -23,27 +17,7 @@ bool unreserved(unsigned char c) noexcept {
 
 }  // namespace
 
-std::string percent_decode(std::string_view s, bool plus_as_space) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '%' && i + 2 < s.size()) {
-      int hi = hex_value(s[i + 1]);
-      int lo = hex_value(s[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(plus_as_space && c == '+' ? ' ' : c);
-  }
-  return out;
-}
-
 std::string percent_encode(std::string_view s, bool plus_for_space) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(s.size());
   for (char ch : s) {
@@ -54,8 +28,8 @@ std::string percent_encode(std::string_view s, bool plus_for_space) {
       out.push_back('+');
     } else {
       out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
+      out.push_back(kUpperHex[c >> 4]);
+      out.push_back(kUpperHex[c & 15]);
     }
   }
   return out;

@@ -8,11 +8,6 @@ namespace squall::http {
 
 namespace {
 
-// Branch-free: adds 0x20 exactly when c is in 'A'..'Z'.
-constexpr unsigned char lower(unsigned char c) noexcept {
-  return static_cast<unsigned char>(c | (static_cast<unsigned char>(c - 'A') < 26 ? 0x20 : 0));
-}
-
 constexpr std::array<bool, 256> make_token_table() {
   std::array<bool, 256> t{};
   for (int c = '0'; c <= '9'; ++c) t[c] = true;
@@ -28,16 +23,6 @@ bool is_ows(char c) noexcept {
 }
 
 }  // namespace
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i] != b[i] &&
-        lower(static_cast<unsigned char>(a[i])) != lower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
 
 bool is_token(std::string_view s) noexcept {
   if (s.empty()) return false;

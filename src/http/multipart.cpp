@@ -4,14 +4,11 @@
 #include <utility>
 
 #include "squall/http/message.h"
+#include "squall/url/ascii.h"
 
 namespace squall::http {
 
 namespace {
-
-char lower(char c) noexcept {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
-}
 
 // bchars (RFC 2046 §5.1.1): DIGIT / ALPHA / "'()+_,-./:=?" and space (not last).
 bool boundary_char(char c) noexcept {
@@ -29,7 +26,7 @@ std::vector<std::pair<std::string, std::string>> parameters(std::string_view s) 
     size_t name_start = i;
     while (i < s.size() && s[i] != '=' && s[i] != ';') ++i;
     std::string name;
-    for (char c : trim_ows(s.substr(name_start, i - name_start))) name.push_back(lower(c));
+    for (char c : trim_ows(s.substr(name_start, i - name_start))) name.push_back(ascii_lower(c));
     std::string value;
     if (i < s.size() && s[i] == '=') {
       ++i;

@@ -39,7 +39,7 @@
 
 #include "squall/core/task.h"
 #include "squall/core/time.h"
-#include "squall/crawl/url.h"
+#include "squall/url/url.h"
 
 namespace squall {
 

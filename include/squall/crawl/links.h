@@ -53,7 +53,7 @@
 #include <string_view>
 #include <vector>
 
-#include "squall/crawl/url.h"
+#include "squall/url/url.h"
 
 namespace squall {
 

@@ -66,6 +66,7 @@
 #include "squall/core/task.h"
 #include "squall/core/time.h"
 #include "squall/http/message.h"
+#include "squall/url/url.h"
 
 namespace squall {
 class Resolver;
@@ -104,9 +105,14 @@ using BodyProducer = std::function<Task<void>(BodyWriter&)>;
 // of the client's ClientOptions::defaults, and then the built-in default noted here.
 struct HttpRequest {
   // http:// or https://[user:password@]host[:port]/path?query; userinfo is basic auth when
-  // auth_username is unset. The fragment is dropped; spaces and non-ASCII bytes in the path are
-  // percent-encoded; a control byte makes the URL invalid (599, kind InvalidArgument).
+  // auth_username is unset. Parsed as a browser parses it (the WHATWG URL Standard, as
+  // `squall url` prints it: spaces, non-ASCII and control bytes percent-encoded, tabs and
+  // newlines removed, dot segments resolved, IDNA hosts); the fragment is not sent. A URL that
+  // does not parse, or names another scheme, fails the fetch (599, kind InvalidArgument).
   std::string url;
+  // The URL already parsed, used instead of `url` when set: a caller that holds a Url (the
+  // crawler's frontier) hands it over, so it is parsed once on its way to the wire.
+  std::optional<Url> parsed_url;
   // Any token; sent as given.
   std::string method = "GET";
   // Sent as given, after Host, User-Agent and the fields the client adds (Content-Length or

@@ -18,11 +18,13 @@
 #include <utility>
 #include <vector>
 
+#include "squall/url/ascii.h"
+
 namespace squall::http {
 
 // %XX escapes decoded; with `plus_as_space`, '+' becomes ' ' (query and form syntax; a path
 // keeps its '+'). Malformed escapes are kept literally.
-std::string percent_decode(std::string_view s, bool plus_as_space = false);
+using squall::percent_decode;
 
 // Every byte outside the unreserved set (ALPHA DIGIT - . _ ~) as %XX; with `plus_for_space`,
 // a space becomes '+' (form syntax) instead of %20.

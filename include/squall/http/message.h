@@ -17,10 +17,12 @@
 #include <utility>
 #include <vector>
 
+#include "squall/url/ascii.h"
+
 namespace squall::http {
 
 // ASCII case-insensitive equality, as header names and tokens compare.
-bool iequals(std::string_view a, std::string_view b) noexcept;
+using squall::iequals;
 
 // True when `s` is a non-empty RFC 9110 token (method, header name, transfer coding).
 bool is_token(std::string_view s) noexcept;

@@ -11,38 +11,12 @@
 #include <string>
 #include <string_view>
 
-#include "squall/crawl/url.h"
+#include "squall/url/ascii.h"
+#include "squall/url/url.h"
 
 namespace squall::detail {
 
 inline constexpr int kEof = -1;
-
-inline bool is_alpha(int c) {
-  return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
-}
-inline bool is_digit(int c) {
-  return c >= '0' && c <= '9';
-}
-inline bool is_hex(int c) {
-  return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
-}
-inline int hex_value(int c) {
-  return is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10;
-}
-inline char to_lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-}
-
-inline bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (to_lower(a[i]) != to_lower(b[i])) return false;
-  return true;
-}
-
-inline bool starts_with_ci(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
-}
 
 // --- Percent-encoding (url_encode.cpp).
 
@@ -72,8 +46,6 @@ inline constexpr EncodeSet kUserinfoSet = make_encode_set(" \"#<>?^`{}/:;=@[\\]|
 void append_encoded(UrlBuffer& out, std::string_view in, const EncodeSet& set);
 // Appends `value` in decimal.
 void append_decimal(UrlBuffer& out, uint32_t value);
-// Decodes every valid "%XX"; a '%' not followed by two hex digits stays as it is.
-std::string percent_decode(std::string_view in);
 
 // The standard's "get an output encoding": true when queries are encoded as UTF-8 (no name,
 // UTF-8, UTF-16 and replacement).

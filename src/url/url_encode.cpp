@@ -8,8 +8,6 @@ namespace squall::detail {
 
 namespace {
 
-constexpr char kHex[] = "0123456789ABCDEF";
-
 // Length of the UTF-8 sequence starting at s[0], or 0 if it is not a valid one.
 size_t utf8_length(std::string_view s) {
   auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
@@ -62,31 +60,17 @@ void append_encoded(UrlBuffer& out, std::string_view in, const EncodeSet& set) {
     auto c = static_cast<unsigned char>(in[i]);
     if (!set.has(c)) continue;
     out.append(in.substr(run, i - run));
-    const char escaped[3] = {'%', kHex[c >> 4], kHex[c & 15]};
+    const char escaped[3] = {'%', kUpperHex[c >> 4], kUpperHex[c & 15]};
     out.append({escaped, 3});
     run = i + 1;
   }
   out.append(in.substr(run));
 }
 
-std::string percent_decode(std::string_view in) {
-  std::string out;
-  out.reserve(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == '%' && i + 2 < in.size() && is_hex(in[i + 1]) && is_hex(in[i + 2])) {
-      out.push_back(static_cast<char>(hex_value(in[i + 1]) * 16 + hex_value(in[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(in[i]);
-    }
-  }
-  return out;
-}
-
 // The standard's "get an output encoding": UTF-16 and replacement encode queries as UTF-8.
 bool is_utf8_for_queries(std::string_view encoding) {
   return encoding.empty() || iequals(encoding, "utf-8") || iequals(encoding, "utf8") ||
-         starts_with_ci(encoding, "utf-16") || iequals(encoding, "replacement");
+         istarts_with(encoding, "utf-16") || iequals(encoding, "replacement");
 }
 
 // The standard's "percent-encode after encoding" for a legacy encoding, through iconv, one code

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "squall/crawl/url.h"
+#include "squall/url/url.h"
 
 namespace {
 

@@ -41,7 +41,7 @@ std::optional<uint64_t> parse_ipv4_number(std::string_view s) {
   uint64_t value = 0;
   for (char c : s) {
     int digit;
-    if (radix == 16 && is_hex(c)) {
+    if (radix == 16 && is_ascii_hex(c)) {
       digit = hex_value(c);
     } else if (radix != 16 && c >= '0' && c < '0' + radix) {
       digit = c - '0';
@@ -62,7 +62,7 @@ bool ends_in_number(std::string_view host) {
   std::string_view last = dot == std::string_view::npos ? host : host.substr(dot + 1);
   if (last.empty()) return false;
   bool digits = true;
-  for (char c : last) digits = digits && is_digit(c);
+  for (char c : last) digits = digits && is_ascii_digit(c);
   return digits || parse_ipv4_number(last).has_value();
 }
 
@@ -118,7 +118,7 @@ std::optional<std::array<uint16_t, 8>> parse_ipv6(std::string_view in) {
     }
     unsigned value = 0;
     size_t length = 0;
-    while (length < 4 && is_hex(at(p))) {
+    while (length < 4 && is_ascii_hex(at(p))) {
       value = value * 16 + hex_value(at(p));
       ++p;
       ++length;
@@ -137,8 +137,8 @@ std::optional<std::array<uint16_t, 8>> parse_ipv6(std::string_view in) {
             return std::nullopt;
           }
         }
-        if (!is_digit(at(p))) return std::nullopt;
-        while (is_digit(at(p))) {
+        if (!is_ascii_digit(at(p))) return std::nullopt;
+        while (is_ascii_digit(at(p))) {
           int number = at(p) - '0';
           if (ipv4_piece == -1) {
             ipv4_piece = number;
@@ -262,7 +262,7 @@ std::optional<std::string> domain_to_ascii(std::string_view domain) {
       }
     }
     label.clear();
-    for (char c : raw) label.push_back(to_lower(c));
+    for (char c : raw) label.push_back(ascii_lower(c));
     if (ascii) {
       if (label.starts_with("xn--") && !is_valid_a_label(label)) return std::nullopt;
       result += label;
@@ -318,14 +318,14 @@ UrlError parse_host(std::string_view host, bool special, UrlBuffer& out, UrlHost
   }
   if (simple) {
     for (size_t i = 0; i < host.size(); ++i) {
-      if ((i == 0 || host[i - 1] == '.') && starts_with_ci(host.substr(i), "xn--")) {
+      if ((i == 0 || host[i - 1] == '.') && istarts_with(host.substr(i), "xn--")) {
         simple = false;
         break;
       }
     }
   }
   if (simple) {
-    for (char c : host) out.push_back(to_lower(c));
+    for (char c : host) out.push_back(ascii_lower(c));
   } else {
     std::string decoded = percent_decode(host);
     auto ascii = domain_to_ascii(decoded);

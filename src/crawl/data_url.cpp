@@ -3,8 +3,11 @@
 #include <string>
 #include <utility>
 
+#include "squall/crawl/data_url.h"
+
 #include "squall/crawl/sniff.h"
-#include "url_internal.h"
+#include "squall/url/ascii.h"
+#include "squall/url/base64.h"
 
 namespace squall {
 
@@ -19,53 +22,12 @@ std::string_view trim(std::string_view s, bool (*space)(char)) {
   return s;
 }
 
-// Forgiving-base64 decode: whitespace ignored, up to two '=' of padding, leftover bits dropped.
-std::optional<std::string> forgiving_base64_decode(std::string_view in) {
-  std::string data;
-  data.reserve(in.size());
-  for (char c : in)
-    if (!is_ascii_whitespace(c)) data.push_back(c);
-  if (data.size() % 4 == 0 && data.ends_with("==")) {
-    data.resize(data.size() - 2);
-  } else if (data.size() % 4 == 0 && data.ends_with("=")) {
-    data.resize(data.size() - 1);
-  }
-  if (data.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(data.size() * 3 / 4);
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : data) {
-    int v;
-    if (c >= 'A' && c <= 'Z') {
-      v = c - 'A';
-    } else if (c >= 'a' && c <= 'z') {
-      v = c - 'a' + 26;
-    } else if (detail::is_digit(c)) {
-      v = c - '0' + 52;
-    } else if (c == '+') {
-      v = 62;
-    } else if (c == '/') {
-      v = 63;
-    } else {
-      return std::nullopt;
-    }
-    buffer = (buffer << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
-std::optional<DataUrl> Url::data_url() const {
-  using namespace detail;
-  if (scheme_kind_ != UrlScheme::Data) return std::nullopt;
-  std::string_view input = slice(scheme_end_ + 1, fragment_end());
+std::optional<DataUrl> data_url(const Url& url) {
+  if (url.scheme_kind() != UrlScheme::Data) return std::nullopt;
+  // Everything after "data:" up to the fragment.
+  std::string_view input = url.dedup_key().substr(url.scheme().size() + 1);
   size_t comma = input.find(',');
   if (comma == std::string_view::npos) return std::nullopt;
   std::string_view mime = trim(input.substr(0, comma), is_ascii_whitespace);

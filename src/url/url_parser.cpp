@@ -10,7 +10,7 @@ namespace {
 
 // "C:" or "C|": a Windows drive letter; normalized means the second byte is ':'.
 bool is_drive_letter(std::string_view s, bool normalized) {
-  return s.size() == 2 && is_alpha(s[0]) && (s[1] == ':' || (!normalized && s[1] == '|'));
+  return s.size() == 2 && is_ascii_alpha(s[0]) && (s[1] == ':' || (!normalized && s[1] == '|'));
 }
 bool starts_with_drive_letter(std::string_view s) {
   if (s.size() < 2 || !is_drive_letter(s.substr(0, 2), false)) return false;
@@ -71,19 +71,19 @@ UrlError UrlParser::run() {
     int c = at(p_);
     switch (state_) {
       case State::SchemeStart:
-        state_ = is_alpha(c) ? State::Scheme : State::NoScheme;
+        state_ = is_ascii_alpha(c) ? State::Scheme : State::NoScheme;
         break;
 
       case State::Scheme: {
         size_t i = 0;
-        while (i < in_.size() &&
-               (is_alpha(at(i)) || is_digit(at(i)) || at(i) == '+' || at(i) == '-' || at(i) == '.'))
+        while (i < in_.size() && (is_ascii_alpha(at(i)) || is_ascii_digit(at(i)) || at(i) == '+' ||
+                                  at(i) == '-' || at(i) == '.'))
           ++i;
         if (at(i) != ':') {
           state_ = State::NoScheme;
           break;
         }
-        for (size_t k = 0; k < i; ++k) out().push_back(to_lower(in_[k]));
+        for (size_t k = 0; k < i; ++k) out().push_back(ascii_lower(in_[k]));
         url_.scheme_end_ = pos();
         out().push_back(':');
         const SchemeInfo& info = scheme_info(url_.scheme());
@@ -390,7 +390,7 @@ UrlError UrlParser::parse_host(std::string_view host) {
 UrlError UrlParser::parse_port(std::string_view port) {
   uint32_t value = 0;
   for (char c : port) {
-    if (!is_digit(c)) return UrlError::InvalidPort;
+    if (!is_ascii_digit(c)) return UrlError::InvalidPort;
     value = value * 10 + (c - '0');
     if (value > 65535) value = 65536;
   }

@@ -1,7 +1,7 @@
 // URLs as browsers parse them: the Url type, its storage and its accessors. The parser itself is
 // in url_parser.cpp, hosts in url_host.cpp, percent-encoding in url_encode.cpp, data: URLs in
 // url_data.cpp.
-#include "squall/crawl/url.h"
+#include "squall/url/url.h"
 
 #include <algorithm>
 #include <cstring>

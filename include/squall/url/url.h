@@ -4,7 +4,7 @@
 // override, UTF-8 query encoding) for every scheme: the special schemes http, https, ws, wss, ftp
 // and file get the full authority, host and path treatment; any other scheme (mailto:,
 // javascript:, data:, ...) is parsed the generic way the standard prescribes, so the crawler can
-// read its scheme and skip it. data: URLs are decoded on request by Url::data_url() (the Fetch
+// read its scheme and skip it. data: URLs are decoded by squall/crawl/data_url.h (the Fetch
 // Standard's data: URL processor).
 //
 // A Url keeps its serialization (href) in one buffer and the components as offsets into it, so
@@ -151,14 +151,6 @@ enum class UrlHostType : uint8_t {
   Opaque,  // the host of a non-special URL, kept percent-encoded as written
 };
 
-// The result of the Fetch Standard's data: URL processor.
-struct DataUrl {
-  std::string mime_type;  // serialized MIME type, e.g. "text/plain;charset=US-ASCII"
-  std::string essence;    // type/subtype in lower case, e.g. "text/html"
-  std::string charset;    // the charset parameter as written, or empty when there is none
-  std::string body;       // the decoded bytes (percent-decoded, then base64-decoded if ";base64")
-};
-
 class UrlResult;
 
 // A parsed, serialized URL. Immutable: build a new one with Url::parse to change it.
@@ -240,11 +232,6 @@ class Url {
   std::string_view dedup_key() const noexcept { return slice(0, fragment_end()); }
   // This URL without its fragment, so that normalized().href() == dedup_key().
   Url normalized() const;
-
-  // Decodes a data: URL per the Fetch Standard: MIME type (defaulting to
-  // "text/plain;charset=US-ASCII" when absent or invalid) and body. nullopt when the scheme is
-  // not data, when there is no ',' or when ";base64" is given and the body is not valid base64.
-  std::optional<DataUrl> data_url() const;
 
   // URLs are equal when their serializations are.
   friend bool operator==(const Url& a, const Url& b) noexcept { return a.href() == b.href(); }

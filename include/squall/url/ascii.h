@@ -1,0 +1,45 @@
+// ASCII bytes as protocols read them: letters, digits, case, hex digits and percent-coding.
+//
+// Every layer from url up reads names, fields and escapes through these, so that "case-insensitive"
+// and "%XX" mean one thing everywhere. Locale-free: only A-Z and a-z change case.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace squall {
+
+constexpr bool is_ascii_alpha(int c) noexcept {
+  return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+constexpr bool is_ascii_digit(int c) noexcept {
+  return c >= '0' && c <= '9';
+}
+constexpr bool is_ascii_hex(int c) noexcept {
+  return is_ascii_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+// The value of a hex digit, or -1 for any other byte.
+constexpr int hex_value(int c) noexcept {
+  if (is_ascii_digit(c)) return c - '0';
+  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') return (c | 0x20) - 'a' + 10;
+  return -1;
+}
+// Upper-case hex digits, as percent-encoding writes them.
+inline constexpr char kUpperHex[] = "0123456789ABCDEF";
+
+constexpr char ascii_lower(char c) noexcept {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+}
+// `s` with A-Z lowered.
+std::string ascii_lower(std::string_view s);
+// Whether `a` and `b` are equal ignoring ASCII case.
+bool iequals(std::string_view a, std::string_view b) noexcept;
+// Whether `s` starts with `prefix`, ignoring ASCII case.
+bool istarts_with(std::string_view s, std::string_view prefix) noexcept;
+
+// Decodes every "%XX" with two hex digits; a '%' not followed by two hex digits stays as it is
+// (the URL Standard's percent-decode). With `plus_as_space`, '+' is a space first, as in
+// application/x-www-form-urlencoded.
+std::string percent_decode(std::string_view s, bool plus_as_space = false);
+
+}  // namespace squall
