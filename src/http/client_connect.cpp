@@ -5,6 +5,7 @@
 
 #include "client_internal.h"
 #include "squall/core/timeout.h"
+#include "squall/http/h1_connection.h"
 #include "squall/net/net_error.h"
 #include "squall/net/stream.h"
 #include "squall/net/tcp_client.h"
@@ -46,39 +47,29 @@ Task<void> open_tunnel(Stream& stream, const Hop& hop, const Settings& s) {
   head += "\r\n";
   co_await stream.write(std::move(head));
   std::array<HeaderView, kMaxFields> storage;
-  HeadLimits limits;
-  limits.max_head = s.max_header_size;
-  limits.max_start_line = std::min<size_t>(limits.max_start_line, s.max_header_size);
-  size_t previous = 0;
+  HeadLimits limits = head_limits(s);
   for (;;) {
-    std::string_view buf = stream.buffered();
-    if (!buf.empty()) {
-      ResponseView view;
-      ParseResult p = parse_response(buf, view, storage, limits, previous);
-      if (p.status == ParseStatus::Ok) {
-        if (view.status >= 100 && view.status < 200) {
-          stream.consume(p.consumed);
-          previous = 0;
-          continue;
-        }
-        if (view.status < 200 || view.status >= 300) {
-          throw NetError(ErrorKind::Connect, NetPhase::Connect, stream.peer(),
-                         "the proxy refused the tunnel to " + authority + ": " +
-                             std::to_string(view.status) + " " + std::string(view.reason));
-        }
-        stream.consume(p.consumed);
-        if (!stream.buffered().empty())
-          throw NetError(ErrorKind::Protocol, NetPhase::Connect, stream.peer(),
-                         "the proxy sent bytes after accepting the tunnel, before TLS began");
-        co_return;
-      }
-      if (p.status != ParseStatus::Incomplete)
-        throw protocol_error(stream, "bad answer to CONNECT", p.status);
-      previous = buf.size();
-    }
-    if (co_await stream.read_more() == 0)
+    ResponseView view;
+    ParseResult p = co_await read_head(stream, view, storage, limits);
+    if (p.status == ParseStatus::Incomplete)
       throw NetError(ErrorKind::Closed, NetPhase::Connect, stream.peer(),
                      "the proxy closed the connection instead of opening a tunnel");
+    if (p.status != ParseStatus::Ok)
+      throw protocol_error(stream, "bad answer to CONNECT", p.status);
+    if (view.status >= 100 && view.status < 200) {
+      stream.consume(p.consumed);
+      continue;
+    }
+    if (view.status < 200 || view.status >= 300) {
+      throw NetError(ErrorKind::Connect, NetPhase::Connect, stream.peer(),
+                     "the proxy refused the tunnel to " + authority + ": " +
+                         std::to_string(view.status) + " " + std::string(view.reason));
+    }
+    stream.consume(p.consumed);
+    if (!stream.buffered().empty())
+      throw NetError(ErrorKind::Protocol, NetPhase::Connect, stream.peer(),
+                     "the proxy sent bytes after accepting the tunnel, before TLS began");
+    co_return;
   }
 }
 

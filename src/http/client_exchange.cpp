@@ -7,6 +7,7 @@
 #include "client_internal.h"
 #include "squall/core/timeout.h"
 #include "squall/http/decode.h"
+#include "squall/http/h1_connection.h"
 #include "squall/http/http_date.h"
 #include "squall/http/redirect.h"
 #include "squall/net/net_error.h"
@@ -22,11 +23,9 @@ Task<void> BodyWriter::write(std::string_view bytes) {
   }
   written_ += bytes.size();
   if (chunked_) {
-    char size[20];
-    auto [end, ec] = std::to_chars(size, size + sizeof size - 2, bytes.size(), 16);
-    *end++ = '\r';
-    *end++ = '\n';
-    co_await stream_->write(std::string_view(size, static_cast<size_t>(end - size)));
+    std::string size;
+    append_chunk_size(size, bytes.size());
+    co_await stream_->write(std::move(size));
     co_await stream_->write(bytes);
     co_await stream_->write("\r\n");
   } else {
@@ -35,6 +34,13 @@ Task<void> BodyWriter::write(std::string_view bytes) {
 }
 
 namespace detail {
+
+HeadLimits head_limits(const Settings& s) {
+  HeadLimits limits;
+  limits.max_head = s.max_header_size;
+  limits.max_start_line = std::min<size_t>(limits.max_start_line, s.max_header_size);
+  return limits;
+}
 
 NetError protocol_error(const Stream& stream, std::string_view what, ParseStatus status) {
   std::string detail(what);
@@ -157,75 +163,48 @@ struct HeadInfo {
   size_t consumed = 0;
 };
 
-Task<HeadInfo> read_head(Stream& stream, std::span<HeaderView> storage, const Settings& s,
-                         const Hop& hop, HttpResponse& r, ExchangeState& x) {
-  HeadLimits limits;
-  limits.max_head = s.max_header_size;
-  limits.max_start_line = std::min<size_t>(limits.max_start_line, s.max_header_size);
-  size_t previous = 0;
-  for (;;) {
-    std::string_view buf = stream.buffered();
-    if (!buf.empty()) {
-      if (!x.response_started) {
-        x.response_started = true;
-        x.first_byte = Loop::time();
-      }
-      ResponseView view;
-      ParseResult p = parse_response(buf, view, storage, limits, previous);
-      if (p.status == ParseStatus::Ok) {
-        HeadInfo info;
-        info.status = view.status;
-        info.version = view.version;
-        info.consumed = p.consumed;
-        ParseStatus fs =
-            response_framing(hop.method, view.status, view.version, view.headers, info.framing);
-        if (is_error(fs)) throw protocol_error(stream, "bad response framing", fs);
-        if (view.status >= 200) {
-          // Only the final head is kept; 1xx heads are looked at and dropped.
-          take_head(view, r);
-          info.keep_alive = keep_alive(view.version, r.headers);
-        }
-        stream.consume(p.consumed);
-        co_return info;
-      }
-      if (p.status != ParseStatus::Incomplete)
-        throw protocol_error(stream, "bad response head", p.status);
-      previous = buf.size();
-    }
-    size_t n = 0;
-    try {
-      n = co_await stream.read_more();
-    } catch (const NetError& e) {
-      if (x.response_started || e.kind() != ErrorKind::Closed) throw;
-      n = 0;
-      throw StaleConnection{std::current_exception()};
-    }
-    if (n == 0) {
-      if (!x.response_started) throw StaleConnection{};
-      throw NetError(ErrorKind::Closed, NetPhase::Read, stream.peer(),
-                     "the server closed the connection in the middle of the response head (" +
-                         std::to_string(stream.buffered().size()) + " bytes received)");
-    }
+Task<HeadInfo> read_response_head(Stream& stream, std::span<HeaderView> storage, const Settings& s,
+                                  const Hop& hop, HttpResponse& r, ExchangeState& x) {
+  ResponseView view;
+  ParseResult p;
+  try {
+    p = co_await read_head(stream, view, storage, head_limits(s), &x.first_byte);
+  } catch (const NetError& e) {
+    if (x.first_byte != TimePoint{} || e.kind() != ErrorKind::Closed) throw;
+    throw StaleConnection{std::current_exception()};
   }
+  if (p.status == ParseStatus::Incomplete) {
+    if (x.first_byte == TimePoint{}) throw StaleConnection{};
+    throw NetError(ErrorKind::Closed, NetPhase::Read, stream.peer(),
+                   "the server closed the connection in the middle of the response head (" +
+                       std::to_string(stream.buffered().size()) + " bytes received)");
+  }
+  if (p.status != ParseStatus::Ok) throw protocol_error(stream, "bad response head", p.status);
+  HeadInfo info;
+  info.status = view.status;
+  info.version = view.version;
+  info.consumed = p.consumed;
+  ParseStatus fs =
+      response_framing(hop.method, view.status, view.version, view.headers, info.framing);
+  if (is_error(fs)) throw protocol_error(stream, "bad response framing", fs);
+  if (view.status >= 200) {
+    // Only the final head is kept; 1xx heads are looked at and dropped.
+    take_head(view, r);
+    info.keep_alive = keep_alive(view.version, r.headers);
+  }
+  stream.consume(p.consumed);
+  co_return info;
 }
 
-// Hands body bytes to their destination, within max_body_size.
-// Both the bytes on the wire and the decoded bytes are bounded by max_body_size: the first
-// stops an endless body, the second a decompression bomb.
+// Hands body bytes to their destination. The bytes on the wire are bounded by the BodyReader
+// (max_body_size stops an endless body), the decoded bytes by the decoder (a decompression bomb).
 struct BodySink {
   HttpResponse& r;
   const HttpRequest& req;
-  size_t max;
   bool discard;
   ContentDecoder* decoder = nullptr;
-  uint64_t total = 0;
 
-  void deliver(const Stream& stream, std::string_view bytes) {
-    total += bytes.size();
-    if (total > max) {
-      throw NetError(ErrorKind::TooLarge, NetPhase::Read, stream.peer(),
-                     "the response body exceeds max_body_size (" + std::to_string(max) + " bytes)");
-    }
+  void deliver(std::string_view bytes) {
     if (discard || bytes.empty()) return;
     if (decoder) {
       decoder->feed(bytes, [this](std::string_view decoded) { hand_over(decoded); });
@@ -244,100 +223,83 @@ struct BodySink {
   bool direct() const noexcept { return !discard && !decoder && !req.streaming_callback; }
 };
 
-NetError closed_mid_body(const Stream& stream, uint64_t got, std::string_view expected) {
-  std::string detail = "the server closed the connection in the middle of the body (";
-  detail += std::to_string(got);
-  detail += " bytes received";
-  detail += expected;
-  detail += ')';
-  return NetError(ErrorKind::Closed, NetPhase::Read, stream.peer(), detail);
+NetError body_error(const Stream& stream, const BodyReader& body, ParseStatus status) {
+  if (status == ParseStatus::BodyTooLarge) {
+    const Framing& f = body.framing();
+    std::string limit = std::to_string(body.max_body());
+    if (f.kind == BodyKind::Length && f.length > body.max_body())
+      return NetError(ErrorKind::TooLarge, NetPhase::Read, stream.peer(),
+                      "the response announces " + std::to_string(f.length) +
+                          " body bytes, more than max_body_size (" + limit + ")");
+    return NetError(ErrorKind::TooLarge, NetPhase::Read, stream.peer(),
+                    "the response body exceeds max_body_size (" + limit + " bytes)");
+  }
+  if (status == ParseStatus::Incomplete) {
+    std::string detail = "the server closed the connection in the middle of the body (";
+    detail += std::to_string(body.received());
+    detail += " bytes received, ";
+    if (body.framing().kind == BodyKind::Length) {
+      detail += std::to_string(body.framing().length);
+      detail += " announced)";
+    } else {
+      detail += "chunked)";
+    }
+    return NetError(ErrorKind::Closed, NetPhase::Read, stream.peer(), detail);
+  }
+  return protocol_error(stream, "bad chunked body", status);
+}
+
+// Straight into the body string: what is buffered first, then reads into the string itself.
+Task<void> read_length_direct(Stream& stream, BodyReader& body, HttpResponse& r) {
+  uint64_t remaining = body.remaining();
+  size_t have = std::min<uint64_t>(remaining, stream.buffered().size());
+  size_t base = r.body.size();
+  r.body.resize(base + remaining);
+  std::memcpy(r.body.data() + base, stream.buffered().data(), have);
+  stream.consume(have);
+  body.took(have);
+  size_t got = have;
+  try {
+    while (got < remaining) {
+      size_t n = co_await stream.read_into(
+          std::span<char>(r.body.data() + base + got, remaining - got), true);
+      body.took(n);
+      got += n;
+    }
+  } catch (const NetError& e) {
+    r.body.resize(base + got);
+    if (e.kind() == ErrorKind::Closed) throw body_error(stream, body, ParseStatus::Incomplete);
+    throw;
+  }
 }
 
 Task<void> read_body(Stream& stream, const Framing& framing, const Settings& s, BodySink& sink,
                      HttpResponse& r) {
-  switch (framing.kind) {
-    case BodyKind::None:
-    case BodyKind::Tunnel:
-      co_return;
-    case BodyKind::Length: {
-      uint64_t remaining = framing.length;
-      if (remaining > sink.max) {
-        throw NetError(ErrorKind::TooLarge, NetPhase::Read, stream.peer(),
-                       "the response announces " + std::to_string(framing.length) +
-                           " body bytes, more than max_body_size (" + std::to_string(sink.max) +
-                           ")");
-      }
-      if (sink.direct()) {
-        // Straight into the body: what is buffered first, then reads into the string itself.
-        size_t have = std::min<uint64_t>(remaining, stream.buffered().size());
-        size_t base = r.body.size();
-        r.body.resize(base + remaining);
-        std::memcpy(r.body.data() + base, stream.buffered().data(), have);
-        stream.consume(have);
-        sink.total += remaining;
-        size_t got = have;
-        try {
-          while (got < remaining) {
-            got += co_await stream.read_into(
-                std::span<char>(r.body.data() + base + got, remaining - got), true);
-          }
-        } catch (const NetError& e) {
-          r.body.resize(base + got);
-          if (e.kind() == ErrorKind::Closed)
-            throw closed_mid_body(stream, got,
-                                  ", " + std::to_string(framing.length) + " announced");
-          throw;
-        }
-        co_return;
-      }
-      while (remaining > 0) {
-        std::string_view buf = stream.buffered();
-        if (buf.empty()) {
-          if (co_await stream.read_more() == 0)
-            throw closed_mid_body(stream, framing.length - remaining,
-                                  ", " + std::to_string(framing.length) + " announced");
-          continue;
-        }
-        size_t n = std::min<uint64_t>(remaining, buf.size());
-        sink.deliver(stream, buf.substr(0, n));
-        stream.consume(n);
-        remaining -= n;
-      }
-      co_return;
-    }
-    case BodyKind::Chunked: {
-      ChunkedLimits limits;
-      limits.max_trailers = s.max_header_size;
-      ChunkedDecoder decoder(MessageKind::Response, limits);
-      for (;;) {
-        std::string_view buf = stream.buffered();
-        if (buf.empty()) {
-          if (co_await stream.read_more() == 0)
-            throw closed_mid_body(stream, decoder.body_size(), ", chunked");
-          continue;
-        }
-        auto step = decoder.decode(buf);
-        sink.deliver(stream, step.data);
-        stream.consume(step.consumed);
-        if (step.status == ParseStatus::Ok) {
-          r.trailers = decoder.trailers();
-          co_return;
-        }
-        if (step.status != ParseStatus::Incomplete)
-          throw protocol_error(stream, "bad chunked body", step.status);
-      }
-    }
-    case BodyKind::UntilClose: {
-      for (;;) {
-        std::string_view buf = stream.buffered();
-        if (!buf.empty()) {
-          sink.deliver(stream, buf);
-          stream.consume(buf.size());
-        }
-        if (co_await stream.read_more() == 0) co_return;
-      }
-    }
+  ChunkedLimits limits;
+  limits.max_trailers = s.max_header_size;
+  BodyReader body(MessageKind::Response, limits);
+  if (ParseStatus st = body.start(framing, s.max_body_size); is_error(st))
+    throw body_error(stream, body, st);
+  if (sink.direct() && framing.kind == BodyKind::Length) {
+    co_await read_length_direct(stream, body, r);
+    co_return;
   }
+  while (!body.done()) {
+    std::string_view buf = stream.buffered();
+    if (buf.empty()) {
+      if (co_await stream.read_more() == 0) {
+        if (ParseStatus st = body.end_of_input(); st != ParseStatus::Ok)
+          throw body_error(stream, body, st);
+        break;
+      }
+      continue;
+    }
+    auto step = body.decode(buf);
+    if (is_error(step.status)) throw body_error(stream, body, step.status);
+    sink.deliver(step.data);
+    stream.consume(step.consumed);
+  }
+  if (framing.kind == BodyKind::Chunked) r.trailers = body.trailers();
 }
 
 }  // namespace
@@ -370,7 +332,7 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
         throw InvalidArgumentError("body_producer wrote " + std::to_string(writer.written()) +
                                    " bytes, not the request's Content-Length of " +
                                    std::to_string(*length));
-      if (chunked) co_await stream.write("0\r\n\r\n");
+      if (chunked) co_await stream.write(kLastChunk);
     } else if (hop.body && !hop.body->empty()) {
       co_await stream.write(std::string_view(*hop.body));
     }
@@ -393,7 +355,7 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
     bool got = false;
     TimePoint wait_until = Loop::time() + 1s;
     try {
-      info = co_await with_deadline(wait_until, read_head(stream, fields, s, hop, r, x));
+      info = co_await with_deadline(wait_until, read_response_head(stream, fields, s, hop, r, x));
       got = true;
     } catch (const TimeoutError&) {
       if (Loop::time() < wait_until) throw;  // an outer limit
@@ -410,7 +372,7 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
   co_await stream.flush();
 
   while (!have_final) {
-    info = co_await read_head(stream, fields, s, hop, r, x);
+    info = co_await read_response_head(stream, fields, s, hop, r, x);
     if (info.status >= 200) have_final = true;
     // 101 would switch protocols, which the client never asks for: treat it as final garbage.
     if (info.status == 101)
@@ -427,7 +389,7 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
   }
   // As in Tornado, a head that only leads to the next hop is not announced.
   if (!x.follow && req.header_callback) announce_head(req, info.version, r);
-  BodySink sink{r, req, s.max_body_size, x.follow};
+  BodySink sink{r, req, x.follow};
   std::optional<ContentDecoder> decoder;
   if (s.decompress && !x.follow && info.framing.kind != BodyKind::None) {
     if (auto coding = r.headers.get("Content-Encoding")) {

@@ -161,7 +161,6 @@ struct Hop {
 // How an exchange ended, beyond the response fields.
 struct ExchangeState {
   bool reusable = false;
-  bool response_started = false;  // a byte of the response arrived
   bool request_sent = false;
   bool follow = false;  // a redirect to follow: the body was drained, not kept
   std::string location;
@@ -179,6 +178,9 @@ std::string basic_credentials(const std::string& user, const std::optional<std::
 
 // Why the client fails a response head or body: a protocol error, or TooLarge for a limit.
 NetError protocol_error(const Stream& stream, std::string_view what, ParseStatus status);
+
+// The head limits of a response under settings `s`.
+HeadLimits head_limits(const Settings& s);
 
 // "1500 ms".
 std::string milliseconds(Duration d);

@@ -74,7 +74,8 @@ namespace squall::http {
   X(BadChunkExtension, "bad chunk extension", 400, "a chunk extension holds a control byte")       \
   X(ChunkExtensionTooLong, "chunk extension too long", 400, "a chunk extension exceeds the limit") \
   X(BadChunkEnd, "bad chunk end", 400, "chunk data is not followed by CRLF")                       \
-  X(TrailersTooLarge, "trailers too large", 431, "the trailer section exceeds the limit")
+  X(TrailersTooLarge, "trailers too large", 431, "the trailer section exceeds the limit")          \
+  X(BodyTooLarge, "body too large", 413, "the body exceeds the size limit")
 
 enum class ParseStatus : uint8_t {
 #define SQUALL_X(id, name, code, message) id,
