@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "squall/cli/commands.h"
 #include "support/process.h"
 
 namespace squall::cli {
@@ -46,7 +48,7 @@ std::string base(uint16_t port) {
 }
 
 // A peer that answers one connection with fixed bytes (whatever the request) and closes:
-// the misbehaviour nginx and httpbin will not produce.
+// the misbehaviour nginx and httpbin will not produce. It keeps the request head it read.
 class OneShotServer {
  public:
   explicit OneShotServer(std::string reply) : reply_(std::move(reply)) {
@@ -65,10 +67,16 @@ class OneShotServer {
   }
   ~OneShotServer() {
     ::shutdown(listener_, SHUT_RDWR);
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
     ::close(listener_);
   }
   uint16_t port() const { return port_; }
+  // The request head it received, once it has answered (or the listener was shut down).
+  const std::string& request() {
+    ::shutdown(listener_, SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+    return request_;
+  }
 
  private:
   void serve() {
@@ -83,9 +91,11 @@ class OneShotServer {
     }
     if (!reply_.empty()) (void)!::write(fd, reply_.data(), reply_.size());
     ::close(fd);
+    request_ = std::move(request);
   }
 
   std::string reply_;
+  std::string request_;
   int listener_ = -1;
   uint16_t port_ = 0;
   std::thread thread_;
@@ -265,6 +275,96 @@ TEST_F(FetchTest, ProxySendsTheRequestInAbsoluteFormToTheProxy) {
   auto o = fetch(c);
   EXPECT_EQ(o->status, 0) << o->err.str();
   EXPECT_NE(compact(o->out.str()).find("\"via\":\"proxy\""), std::string::npos) << o->out.str();
+}
+
+// What `squall url --json` prints for an input: the URL the request must name.
+nlohmann::json url_json(const std::string& input) {
+  UrlCommand command;
+  command.json = true;
+  command.inputs = {input};
+  std::ostringstream out, err;
+  EXPECT_EQ(run_url(command, out, err), 0) << input << ": " << out.str() << err.str();
+  return nlohmann::json::parse(out.str());
+}
+
+// The request line's target and the Host field of a request head.
+std::pair<std::string, std::string> target_and_host(const std::string& head) {
+  std::string target, host;
+  size_t sp = head.find(' ');
+  if (sp != std::string::npos) target = head.substr(sp + 1, head.find(' ', sp + 1) - sp - 1);
+  size_t h = head.find("\r\nHost: ");
+  if (h != std::string::npos) host = head.substr(h + 8, head.find("\r\n", h + 8) - h - 8);
+  return {target, host};
+}
+
+TEST(FetchAgreesWithUrl, TheRequestNamesTheUrlThatSquallUrlPrints) {
+  // Sent through a forwarding proxy (the server below), the request line carries the whole URL
+  // as squall parsed it, so hosts that cannot be resolved here are checked too.
+  const char* ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+  for (const std::string input : {
+           "http://example.com/a b?c d#e",
+           "http://example.com/a\tb\nc?d\te",
+           "  http://example.com/trimmed  ",
+           "http://example.com\\a\\b\\c",
+           "http://example.com/a/%2e%2E/b/%2e/c/.%2E",
+           "http://example.com//a//b/../c",
+           "http://example.com/ñand€?q=é&r=%zz",
+           "http://bücher.example/",
+           "http://EXAMPLE.com:80/Case",
+           "http://example.com:443/",
+           "http://example.com:/empty-port",
+           "http://0x7f.1/hex",
+           "http://2130706433/decimal",
+           "http://127.1/short",
+           "http://[::1]/v6",
+           "http://[0:0::1]:8080/v6?port",
+           "http://us%65r:pa%20ss@example.com/userinfo",
+           "http://example.com/?",
+           "http://example.com/a?b#c#d",
+           "HTTP:example.com/no-slashes",
+           "http:///example.com/three-slashes",
+           "http://example.com/%7Efoo/./bar/%2F",
+       }) {
+    SCOPED_TRACE(input);
+    nlohmann::json url = url_json(input);
+    std::string href = url["href"];
+    std::string expected = href.substr(0, href.find('#'));
+    if (size_t at = expected.find('@'); at != std::string::npos)
+      expected.erase(expected.find("//") + 2, at + 1 - (expected.find("//") + 2));
+
+    OneShotServer proxy(ok);
+    FetchCommand c;
+    c.url = input;
+    c.timeout = 20;
+    c.proxy = "http://127.0.0.1:" + std::to_string(proxy.port());
+    std::ostringstream out, err;
+    EXPECT_EQ(run_fetch(c, out, err), 0) << err.str();
+    auto [target, host] = target_and_host(proxy.request());
+    EXPECT_EQ(target, expected);
+    EXPECT_EQ(host, url["host"].get<std::string>());
+    bool credentials = !url["username"].get<std::string>().empty();
+    EXPECT_EQ(proxy.request().find("\r\nAuthorization: Basic ") != std::string::npos,
+              credentials);
+  }
+}
+
+TEST(FetchAgreesWithUrl, IPv4NumberFormsConnectWhereSquallUrlSaysTheHostIs) {
+  const char* ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+  for (const char* host : {"0x7f.0.0.1", "2130706433", "127.1", "0177.0.0.01", "127.0.0.1."}) {
+    OneShotServer server(ok);
+    std::string input = "http://" + std::string(host) + ":" + std::to_string(server.port()) +
+                        "/a/%2e%2e/b?q=1";
+    SCOPED_TRACE(input);
+    nlohmann::json url = url_json(input);
+    FetchCommand c;
+    c.url = input;
+    c.timeout = 20;
+    std::ostringstream out, err;
+    EXPECT_EQ(run_fetch(c, out, err), 0) << err.str();
+    auto [target, sent_host] = target_and_host(server.request());
+    EXPECT_EQ(target, url["pathname"].get<std::string>() + url["search"].get<std::string>());
+    EXPECT_EQ(sent_host, url["host"].get<std::string>());
+  }
 }
 
 TEST_F(FetchTest, ConnectionRefusedExits7) {
