@@ -5,6 +5,8 @@
 #include <array>
 #include <utility>
 
+#include "squall/url/ascii.h"
+
 namespace squall::http {
 
 namespace {
@@ -110,10 +112,7 @@ std::string_view mime_type(std::string_view filename) noexcept {
   std::string_view ext = filename.substr(dot + 1);
   if (ext.empty() || ext.size() > kMaxExtension) return kDefault;
   char lowered[kMaxExtension];
-  for (size_t i = 0; i < ext.size(); ++i) {
-    char c = ext[i];
-    lowered[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
-  }
+  for (size_t i = 0; i < ext.size(); ++i) lowered[i] = ascii_lower(ext[i]);
   std::string_view key(lowered, ext.size());
   auto it = std::lower_bound(kTypes.begin(), kTypes.end(), key,
                              [](const Entry& e, std::string_view k) { return e.first < k; });
