@@ -2,6 +2,7 @@
 # Every target installs what is missing first (scripts/bootstrap), then drives CMake presets.
 
 SUITE ?=
+BASELINE ?=
 FUZZ_SECONDS ?= 30
 JOBS ?= 2
 
@@ -28,7 +29,8 @@ test: bootstrap format-check
 	@ctest --preset asan
 
 bench: release
-	@python3 scripts/bench.py --build build/release $(if $(SUITE),--suite $(SUITE))
+	@python3 scripts/bench.py --build build/release $(if $(SUITE),--suite $(SUITE)) \
+	  $(if $(BASELINE),--baseline $(BASELINE))
 
 fuzz: bootstrap
 	@cmake --preset fuzz >/dev/null

@@ -10,6 +10,9 @@ Every implementation other than squall is a peer; every ratio printed is oriente
 above 1 means squall is ahead.
 A Google Benchmark case that counts bytes is reported in MB/s, any other in ns per item.
 Writes build/bench/results.json: [{"case", "unit", "higher_is_better", "squall", "peers"}].
+With --baseline TREE (the release tree of an earlier commit, built from its own checkout), each
+suite runs there first and its squall figures join the table as the peer "baseline", so a change
+is measured against the code before it in the same run.
 """
 import argparse
 import json
@@ -59,23 +62,32 @@ def run_binary(binary, min_time, cases):
         cases.setdefault(case, {"unit": "ns/op", "values": {}})["values"][impl] = ns
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build", default="build/release", help="the release build tree")
-    parser.add_argument("--suite", help="run only this suite (e.g. core)")
-    parser.add_argument("--min-time", default="0.5", help="seconds per case (Google Benchmark)")
-    args = parser.parse_args()
-
-    bench_dir = os.path.join(args.build, "bench")
+def find_benches(build):
+    """The suites of a build tree: {suite: [binaries]}, {suite: [scripts of its checkout]}."""
+    bench_dir = os.path.join(build, "bench")
     binaries, scripts = {}, {}
     for f in sorted(os.listdir(bench_dir)):
         if f.startswith("bench_"):
             suite = f[len("bench_"):].split("_")[0]
             binaries.setdefault(suite, []).append(os.path.join(bench_dir, f))
-    source_bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench")
+    # A build tree is <checkout>/build/<preset>: its scripts are the checkout's.
+    source_bench = os.path.join(os.path.abspath(build), "..", "..", "bench")
     for f in sorted(os.listdir(source_bench)):
         if f.endswith("_bench.py"):
             scripts.setdefault(f.split("_")[0], []).append(os.path.join(source_bench, f))
+    return binaries, scripts
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default="build/release", help="the release build tree")
+    parser.add_argument("--suite", help="run only this suite (e.g. core)")
+    parser.add_argument("--min-time", default="0.5", help="seconds per case (Google Benchmark)")
+    parser.add_argument("--baseline", help="the release tree of an earlier commit to compare with")
+    args = parser.parse_args()
+
+    binaries, scripts = find_benches(args.build)
+    base_binaries, base_scripts = find_benches(args.baseline) if args.baseline else ({}, {})
     suites = sorted(set(binaries) | set(scripts))
     if args.suite:
         if args.suite not in suites:
@@ -84,8 +96,15 @@ def main():
 
     results = []
     for suite in suites:
+        before = {}
+        if args.baseline:
+            before = run_suite(base_binaries.get(suite, []), base_scripts.get(suite, []), suite,
+                               args.baseline, args.min_time)
         cases = run_suite(binaries.get(suite, []), scripts.get(suite, []), suite,
                           args.build, args.min_time)
+        for case, c in before.items():
+            if case in cases and "squall" in c["values"]:
+                cases[case]["values"]["baseline"] = c["values"]["squall"]
         peers = sorted({i for c in cases.values() for i in c["values"] if i != "squall"})
         header = ["case", "unit", "squall"] + peers + [f"vs {p}" for p in peers]
         rows = []
