@@ -241,6 +241,122 @@ ClientStats HttpClient::stats() const noexcept {
 
 namespace {
 
+// Why a fetch ends with a 599, before the request is named in the message.
+struct Failure {
+  ErrorKind kind;
+  std::string message;
+  HttpFailure failure = HttpFailure::Other;
+  std::exception_ptr cause = nullptr;
+};
+
+// The first hop of `req`: its target, proxy, method, headers and body, checked before anything
+// is sent.
+std::optional<Failure> first_hop(const HttpRequest& req, const Settings& s,
+                                 std::optional<Hop>& out) {
+  std::string bad;
+  std::optional<Target> target =
+      req.parsed_url ? Target::from(*req.parsed_url, bad) : Target::parse(req.url, bad);
+  if (!target) {
+    std::string text(req.parsed_url ? req.parsed_url->href() : std::string_view(req.url));
+    return Failure{ErrorKind::InvalidArgument, "bad URL '" + text + "': " + bad, HttpFailure::Other,
+                   std::make_exception_ptr(InvalidArgumentError(bad))};
+  }
+  Hop& hop = out.emplace(Hop{std::move(*target)});
+  if (!s.proxy.empty()) {
+    std::optional<Target> proxy = Target::parse(s.proxy, bad);
+    if (!proxy || proxy->https) {
+      return Failure{ErrorKind::InvalidArgument,
+                     "bad proxy '" + std::string(s.proxy) +
+                         "': " + (proxy ? "only http:// proxies are supported" : bad)};
+    }
+    const std::optional<std::string>* user = s.proxy_username;
+    const std::optional<std::string>* password = s.proxy_password;
+    if (!*user && proxy->user) {
+      user = &proxy->user;
+      password = &proxy->password;
+    }
+    if (*user) hop.proxy_authorization = basic_credentials(**user, *password);
+    hop.proxy = std::move(proxy);
+  }
+  hop.method = req.method;
+  hop.headers = &req.headers;
+  hop.body = &req.body;
+  hop.producer = req.body_producer ? &req.body_producer : nullptr;
+  for (const auto& h : req.headers) {
+    if (!is_token(h.name) || !is_field_value(h.value))
+      return Failure{ErrorKind::InvalidArgument,
+                     "request header '" + h.name +
+                         "': the name is not a token or the value holds a control byte"};
+  }
+  if (!is_token(hop.method))
+    return Failure{ErrorKind::InvalidArgument, "the method '" + hop.method + "' is not a token"};
+  return std::nullopt;
+}
+
+// How a hop that failed with `error` is reported; the client's own timeout says which phase it
+// ran out in.
+Failure hop_failure(std::exception_ptr error, const ExchangeState& x, const Settings& s,
+                    bool empty_reply) {
+  auto [kind, text] = describe(error);
+  bool own_timeout = false;
+  try {
+    std::rethrow_exception(error);
+  } catch (const TimeoutError&) {
+    own_timeout = true;
+  } catch (...) {
+  }
+  if (own_timeout) {
+    text = x.request_sent ? "Timeout during request: no complete response within "
+                          : "Timeout while connecting: no connection within ";
+    text += milliseconds(s.request_timeout);
+  }
+  return Failure{kind, std::move(text), empty_reply ? HttpFailure::EmptyReply : HttpFailure::Other,
+                 error};
+}
+
+// Turns `hop` into the next hop of a redirect to x.location: 301/302/303 become GET without a
+// body where browsers do so, credentials stay with their origin.
+std::optional<Failure> follow_redirect(const Settings& s, const ExchangeState& x, int redirects,
+                                       Hop& hop, HttpResponse& r) {
+  if (redirects >= s.max_redirects) {
+    return Failure{ErrorKind::Protocol,
+                   "too many redirects (more than " + std::to_string(s.max_redirects) + ")",
+                   HttpFailure::TooManyRedirects};
+  }
+  Redirect redirect = resolve_redirect(hop.target.url, x.location);
+  if (!redirect.url)
+    return Failure{ErrorKind::InvalidArgument, std::move(redirect.refusal),
+                   HttpFailure::BadRedirect};
+  Target next(std::move(*redirect.url));
+  r.redirect_chain.push_back(r.effective_url);
+  int code = r.code;
+  if (hop.headers != &hop.own_headers) {
+    hop.own_headers = *hop.headers;
+    hop.headers = &hop.own_headers;
+  }
+  if (redirect_turns_to_get(code, hop.method)) {
+    hop.method = "GET";
+    hop.body = nullptr;
+    hop.producer = nullptr;
+    hop.own_headers.remove("Content-Length");
+    hop.own_headers.remove("Content-Type");
+    hop.own_headers.remove("Transfer-Encoding");
+  } else if (hop.producer) {
+    return Failure{
+        ErrorKind::InvalidArgument,
+        "a " + std::to_string(code) + " redirect asks to resend a body that came from a producer"};
+  }
+  if (!next.same_origin(hop.target)) {
+    hop.own_headers.remove("Authorization");
+    hop.own_headers.remove("Cookie");
+    hop.credentials = false;
+  }
+  hop.own_headers.remove("Host");
+  hop.target = std::move(next);
+  r.effective_url = hop.target.href();
+  return std::nullopt;
+}
+
 // HttpClient::fetch: one request from the queue to its response. The response keeps the
 // request it was given, so the request is moved once, into the block they share.
 Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> shared_request) {
@@ -271,15 +387,14 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
     return std::move(r);
   };
   // A 599: the message names the cause, then the request.
-  auto fail = [&](std::exception_ptr cause, ErrorKind kind, std::string message,
-                  HttpFailure failure = HttpFailure::Other) {
+  auto fail = [&](Failure f) {
     if (r.effective_url.empty()) r.effective_url = req.url;  // failed before the URL was parsed
-    message += " (";
-    message += req.method;
-    message += ' ';
-    message += r.effective_url;
-    message += ')';
-    return conclude(599, kind, std::move(message), std::move(cause), failure);
+    f.message += " (";
+    f.message += req.method;
+    f.message += ' ';
+    f.message += r.effective_url;
+    f.message += ')';
+    return conclude(599, f.kind, std::move(f.message), std::move(f.cause), f.failure);
   };
 
   // --- the queue ---------------------------------------------------------------------------
@@ -299,57 +414,21 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
     r.times.queued = Loop::time() - start;
     if (timed_out) {
       c.stats.queue_timeouts++;
-      co_return fail(nullptr, ErrorKind::Timeout,
-                     "Timeout in request queue after " + milliseconds(limit),
-                     HttpFailure::QueueTimeout);
+      co_return fail({ErrorKind::Timeout, "Timeout in request queue after " + milliseconds(limit),
+                      HttpFailure::QueueTimeout});
     }
     if (!wait.granted) {
-      co_return fail(nullptr, ErrorKind::Closed, "the client was closed while queued");
+      co_return fail({ErrorKind::Closed, "the client was closed while queued"});
     }
   }
   SlotGuard slot{c};
 
   // --- hops --------------------------------------------------------------------------------
-  std::string bad;
-  std::optional<Target> target =
-      req.parsed_url ? Target::from(*req.parsed_url, bad) : Target::parse(req.url, bad);
-  if (!target) {
-    std::string text(req.parsed_url ? req.parsed_url->href() : std::string_view(req.url));
-    co_return fail(std::make_exception_ptr(InvalidArgumentError(bad)), ErrorKind::InvalidArgument,
-                   "bad URL '" + text + "': " + bad);
-  }
-  Hop hop{std::move(*target)};
-  if (!s.proxy.empty()) {
-    std::optional<Target> proxy = Target::parse(s.proxy, bad);
-    if (!proxy || proxy->https) {
-      co_return fail(nullptr, ErrorKind::InvalidArgument,
-                     "bad proxy '" + std::string(s.proxy) +
-                         "': " + (proxy ? "only http:// proxies are supported" : bad));
-    }
-    const std::optional<std::string>* user = s.proxy_username;
-    const std::optional<std::string>* password = s.proxy_password;
-    if (!*user && proxy->user) {
-      user = &proxy->user;
-      password = &proxy->password;
-    }
-    if (*user) hop.proxy_authorization = basic_credentials(**user, *password);
-    hop.proxy = std::move(proxy);
-  }
-  hop.method = req.method;
-  hop.headers = &req.headers;
-  hop.body = &req.body;
-  hop.producer = req.body_producer ? &req.body_producer : nullptr;
-  r.effective_url = hop.target.href();
-  for (const auto& h : req.headers) {
-    if (!is_token(h.name) || !is_field_value(h.value))
-      co_return fail(nullptr, ErrorKind::InvalidArgument,
-                     "request header '" + h.name +
-                         "': the name is not a token or the value holds a control byte");
-  }
-  if (!is_token(hop.method)) {
-    co_return fail(nullptr, ErrorKind::InvalidArgument,
-                   "the method '" + hop.method + "' is not a token");
-  }
+  std::optional<Hop> first;
+  std::optional<Failure> refused = first_hop(req, s, first);
+  if (first) r.effective_url = first->target.href();
+  if (refused) co_return fail(std::move(*refused));
+  Hop& hop = *first;
 
   for (int redirects = 0;; ++redirects) {
     TimePoint hop_deadline = Loop::time() + s.request_timeout;
@@ -415,63 +494,12 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
     if (x.first_byte != TimePoint{}) r.times.first_byte = x.first_byte - start;
     if (error) {
       if (is_foreign(error, hop_deadline)) std::rethrow_exception(error);
-      auto [kind, text] = describe(error);
-      bool own_timeout = false;
-      try {
-        std::rethrow_exception(error);
-      } catch (const TimeoutError&) {
-        own_timeout = true;
-      } catch (...) {
-      }
-      if (own_timeout) {
-        text = x.request_sent ? "Timeout during request: no complete response within "
-                              : "Timeout while connecting: no connection within ";
-        text += milliseconds(s.request_timeout);
-      }
-      co_return fail(error, kind, std::move(text),
-                     empty_reply ? HttpFailure::EmptyReply : HttpFailure::Other);
+      co_return fail(hop_failure(error, x, s, empty_reply));
     }
     if (!x.follow) break;
 
-    // --- a redirect to follow ---
-    if (redirects >= s.max_redirects) {
-      co_return fail(nullptr, ErrorKind::Protocol,
-                     "too many redirects (more than " + std::to_string(s.max_redirects) + ")",
-                     HttpFailure::TooManyRedirects);
-    }
-    Redirect redirect = resolve_redirect(hop.target.url, x.location);
-    if (!redirect.url) {
-      co_return fail(nullptr, ErrorKind::InvalidArgument, std::move(redirect.refusal),
-                     HttpFailure::BadRedirect);
-    }
-    Target next(std::move(*redirect.url));
-    r.redirect_chain.push_back(r.effective_url);
-    int code = r.code;
-    bool to_get = redirect_turns_to_get(code, hop.method);
-    if (hop.headers != &hop.own_headers) {
-      hop.own_headers = *hop.headers;
-      hop.headers = &hop.own_headers;
-    }
-    if (to_get) {
-      hop.method = "GET";
-      hop.body = nullptr;
-      hop.producer = nullptr;
-      hop.own_headers.remove("Content-Length");
-      hop.own_headers.remove("Content-Type");
-      hop.own_headers.remove("Transfer-Encoding");
-    } else if (hop.producer) {
-      co_return fail(nullptr, ErrorKind::InvalidArgument,
-                     "a " + std::to_string(code) +
-                         " redirect asks to resend a body that came from a producer");
-    }
-    if (!next.same_origin(hop.target)) {
-      hop.own_headers.remove("Authorization");
-      hop.own_headers.remove("Cookie");
-      hop.credentials = false;
-    }
-    hop.own_headers.remove("Host");
-    hop.target = std::move(next);
-    r.effective_url = hop.target.href();
+    if (auto failure = follow_redirect(s, x, redirects, hop, r))
+      co_return fail(std::move(*failure));
   }
 
   if (r.code < 200 || r.code >= 300) {
