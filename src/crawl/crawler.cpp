@@ -5,8 +5,6 @@
 #include <libpsl.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstring>
 // GCC 12 warns about std::function inside <regex>'s matcher at -O1 with sanitizers
 // (-Wmaybe-uninitialized, a false positive).
 #pragma GCC diagnostic push
@@ -22,6 +20,7 @@
 #include "squall/core/spawn.h"
 #include "squall/core/wait.h"
 #include "squall/crawl/frontier.h"
+#include "squall/crawl/jsonl.h"
 #include "squall/crawl/links.h"
 #include "squall/crawl/robots.h"
 #include "squall/crawl/seen.h"
@@ -69,76 +68,6 @@ double ms(Duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
-std::string iso_time(int64_t unix_ms) {
-  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char out[40];
-  size_t n = std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%S", &tm);
-  std::snprintf(out + n, sizeof out - n, ".%03dZ", static_cast<int>(unix_ms % 1000));
-  return out;
-}
-
-// The length of the valid UTF-8 sequence starting at s[i] (2 to 4), or 0 if it is not one.
-size_t utf8_length(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = byte(i);
-  size_t n = c >= 0xC2 && c <= 0xDF   ? 2
-             : c >= 0xE0 && c <= 0xEF ? 3
-             : c >= 0xF0 && c <= 0xF4 ? 4
-                                      : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range (RFC 3629's table)
-  if (c == 0xE0) lo = 0xA0;
-  if (c == 0xED) hi = 0x9F;
-  if (c == 0xF0) lo = 0x90;
-  if (c == 0xF4) hi = 0x8F;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k)
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  return n;
-}
-
-}  // namespace
-
-// `s` as a JSON string: quotes, backslashes and control characters escaped, and bytes that are
-// not UTF-8 (a server's Content-Type, say) replaced by U+FFFD, so that every line parses.
-void append_json_string(std::string& out, std::string_view s) {
-  out.push_back('"');
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t run = i;
-    while (run < s.size()) {
-      unsigned char c = static_cast<unsigned char>(s[run]);
-      if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-      ++run;
-    }
-    out.append(s.substr(i, run - i));
-    i = run;
-    if (i == s.size()) break;
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-      ++i;
-    } else if (c < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out.append(escaped);
-      ++i;
-    } else if (size_t n = utf8_length(s, i)) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      out.append("\\ufffd");
-      ++i;
-    }
-  }
-  out.push_back('"');
-}
-
-namespace {
-
 // Retry-After (RFC 9110 section 10.2.3) as a wait from now: delay-seconds or an HTTP date (a
 // date already past is no wait), capped at kRetryAfterMax; nullopt when absent or unreadable.
 std::optional<Duration> retry_after(const http::Headers& headers) {
@@ -170,8 +99,7 @@ struct Crawler::State {
   SeenSet seen;
   Frontier frontier;
   std::unique_ptr<http::HttpClient> client;
-  std::FILE* jsonl = nullptr;
-  bool jsonl_owned = false;
+  std::optional<JsonLinesWriter> jsonl;
   std::optional<WarcWriter> warc;
 
   enum class Robots : uint8_t { Unknown, Pending, Known };
@@ -204,10 +132,6 @@ struct Crawler::State {
   explicit State(CrawlerOptions options)
       : o(std::move(options)),
         frontier({.per_host = std::max<size_t>(1, o.per_host), .delay = o.delay}) {}
-
-  ~State() {
-    if (jsonl && jsonl_owned) std::fclose(jsonl);
-  }
 
   // --- scope --------------------------------------------------------------------------------
 
@@ -299,16 +223,8 @@ struct Crawler::State {
 
   void open_outputs() {
     if (!o.jsonl.empty()) {
-      if (o.jsonl == "-") {
-        jsonl = stdout;
-      } else {
-        truncate_to_committed(o.jsonl, "jsonl_offset");
-        jsonl = std::fopen(o.jsonl.c_str(), "ab");
-        if (!jsonl)
-          throw Error(ErrorKind::System,
-                      "cannot open " + o.jsonl + " for JSON lines: " + std::strerror(errno));
-        jsonl_owned = true;
-      }
+      if (o.jsonl != "-") truncate_to_committed(o.jsonl, "jsonl_offset");
+      jsonl.emplace(JsonLinesWriter::open(o.jsonl));
     }
     if (!o.warc.empty()) {
       truncate_to_committed(o.warc, "warc_offset");
@@ -328,8 +244,8 @@ struct Crawler::State {
 
   void commit() {
     if (jsonl) {
-      std::fflush(jsonl);
-      if (jsonl_owned) store->set_meta("jsonl_offset", std::to_string(std::ftell(jsonl)));
+      jsonl->flush();
+      if (auto offset = jsonl->offset()) store->set_meta("jsonl_offset", std::to_string(*offset));
     }
     if (warc) {
       warc->flush();
@@ -337,41 +253,6 @@ struct Crawler::State {
     }
     store->commit();
   }
-
-  // One JSON object per line, fields in the documented order. Written by hand: it runs for
-  // every page, and a general JSON library cost the crawl a sixth of its CPU.
-  void write_jsonl(const CrawledPage& p, int64_t fetched_at) {
-    if (!jsonl) return;
-    std::string& j = line_;
-    j.clear();
-    auto text = [&j](const char* key, std::string_view v, bool null_if_empty = false) {
-      j.append(key);
-      if (null_if_empty && v.empty())
-        j.append("null");
-      else
-        append_json_string(j, v);
-    };
-    auto number = [&j](const char* key, auto v) {
-      j.append(key);
-      j.append(std::to_string(v));
-    };
-    text("{\"url\":", p.url);
-    text(",\"final_url\":", p.final_url);
-    number(",\"status\":", p.status);
-    number(",\"depth\":", p.depth);
-    text(",\"parent\":", p.parent, true);
-    text(",\"content_type\":", p.content_type);
-    number(",\"length\":", p.length);
-    text(",\"fetched_at\":", iso_time(fetched_at));
-    char elapsed[32];
-    std::snprintf(elapsed, sizeof elapsed, ",\"elapsed_ms\":%.3f", p.elapsed_ms);
-    j.append(elapsed);
-    number(",\"links\":", p.links);
-    text(",\"error\":", p.error, true);
-    j.append("}\n");
-    std::fwrite(j.data(), 1, j.size(), jsonl);
-  }
-  std::string line_;  // the JSON line being written, reused
 
   // --- robots.txt ---------------------------------------------------------------------------
 
@@ -505,7 +386,7 @@ struct Crawler::State {
         warc->write_request(page.final_url, request, date, id);
       }
     }
-    write_jsonl(page, fetched_at);
+    if (jsonl) jsonl->write(page, fetched_at);
     if (o.on_page) o.on_page(page);
   }
 

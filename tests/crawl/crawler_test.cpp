@@ -600,29 +600,6 @@ TEST_F(CrawlerRetryTest, AHostThatKeepsFailingIsBackedOff) {
   EXPECT_GE(gaps[5], 2000);
 }
 
-TEST(JsonLines, StringsAreEscapedAndAlwaysValid) {
-  auto quoted = [](std::string_view s) {
-    std::string out;
-    append_json_string(out, s);
-    return out;
-  };
-  EXPECT_EQ(quoted("http://h/a?b=c"), "\"http://h/a?b=c\"");
-  EXPECT_EQ(quoted("say \"hi\" \\ bye"), "\"say \\\"hi\\\" \\\\ bye\"");
-  EXPECT_EQ(quoted(std::string("a\n\t\x01", 4)), "\"a\\u000a\\u0009\\u0001\"");
-  EXPECT_EQ(quoted("caf\xc3\xa9 \xf0\x9f\x98\x80"), "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"");
-  // Not UTF-8: a lone byte, a cut sequence, an overlong form, a surrogate, beyond U+10FFFF.
-  for (std::string bad : {"\xff", "\xe2\x82", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80"}) {
-    std::string input = "x";
-    input.append(bad).append("y");
-    std::string out = quoted(input);
-    EXPECT_EQ(out.substr(0, 2), "\"x");
-    EXPECT_NE(out.find("\\ufffd"), std::string::npos) << out;
-    EXPECT_NO_THROW(nlohmann::json::parse(out)) << out;
-  }
-  EXPECT_EQ(nlohmann::json::parse(quoted(std::string("\0\"\\\x7f", 4))).get<std::string>(),
-            std::string("\0\"\\\x7f", 4));
-}
-
 TEST(RegistrableDomain, UsesThePublicSuffixList) {
   EXPECT_EQ(registrable_domain("www.example.co.uk"), "example.co.uk");
   EXPECT_EQ(registrable_domain("docs.python.org"), "python.org");

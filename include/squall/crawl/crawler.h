@@ -145,8 +145,4 @@ class Crawler {
 // "www.example.co.uk"); the host itself for IP addresses and hosts that are suffixes.
 std::string registrable_domain(std::string_view host);
 
-// Appends `s` as a JSON string (the crawler's JSON lines): quotes, backslashes and control
-// characters escaped; bytes that are not valid UTF-8 become U+FFFD, so the output always parses.
-void append_json_string(std::string& out, std::string_view s);
-
 }  // namespace squall

@@ -1,0 +1,60 @@
+// JSON lines output: one JSON object per crawled page, what `squall crawl --jsonl` writes.
+//
+//   JsonLinesWriter out = JsonLinesWriter::open("pages.jsonl");  // "-": standard output
+//   out.write(page, fetched_at);
+//   out.flush();
+//   if (auto offset = out.offset()) store.set_meta("jsonl_offset", std::to_string(*offset));
+//
+// Each line is {"url", "final_url", "status", "depth", "parent", "content_type", "length",
+// "fetched_at", "elapsed_ms", "links", "error"} in that order: parent and error are null when
+// empty, fetched_at is UTC with milliseconds ("2026-11-29T23:01:02.345Z"), elapsed_ms has three
+// decimals. Strings go through append_json_string, so every line parses whatever bytes a server
+// sent. A file is appended to; offset() after flush() is a line boundary, which the crawler
+// stores to truncate back to on resume (as it does for WARC). Writes are buffered stdio, on the
+// calling thread; a writer is used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "squall/crawl/crawler.h"
+
+namespace squall {
+
+class JsonLinesWriter {
+ public:
+  // Opens `path` for appending (created if missing), or takes standard output for "-". Throws
+  // squall::Error (kind System) naming the path when it cannot be opened.
+  static JsonLinesWriter open(const std::string& path);
+
+  JsonLinesWriter(JsonLinesWriter&& other) noexcept;
+  JsonLinesWriter& operator=(JsonLinesWriter&& other) noexcept;
+  JsonLinesWriter(const JsonLinesWriter&) = delete;
+  JsonLinesWriter& operator=(const JsonLinesWriter&) = delete;
+  ~JsonLinesWriter();  // closes a file it opened (standard output stays open)
+
+  // The line of `page`, fetched at `fetched_at` (Unix time in milliseconds).
+  void write(const CrawledPage& page, int64_t fetched_at);
+  // Pushes buffered lines to the file or standard output (fflush).
+  void flush();
+  // Bytes in the file after everything flushed: a line boundary. Nothing for standard output,
+  // which has no length to cut back to.
+  std::optional<uint64_t> offset() const;
+
+ private:
+  JsonLinesWriter(std::FILE* file, bool owned) noexcept : file_(file), owned_(owned) {}
+  void close() noexcept;
+
+  std::FILE* file_ = nullptr;
+  bool owned_ = false;  // opened here, closed here; false for standard output
+  std::string line_;    // the line being written, reused
+};
+
+// Appends `s` as a JSON string: quotes, backslashes and control characters escaped; bytes that
+// are not valid UTF-8 become U+FFFD, so the output always parses.
+void append_json_string(std::string& out, std::string_view s);
+
+}  // namespace squall

@@ -1,0 +1,109 @@
+// JSON lines output: the crawler's one line per page, its escaping and its offsets.
+#include "squall/crawl/jsonl.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "squall/core/error.h"
+#include "support/process.h"
+
+namespace squall {
+namespace {
+
+using test::TempDir;
+
+TEST(JsonLines, StringsAreEscapedAndAlwaysValid) {
+  auto quoted = [](std::string_view s) {
+    std::string out;
+    append_json_string(out, s);
+    return out;
+  };
+  EXPECT_EQ(quoted("http://h/a?b=c"), "\"http://h/a?b=c\"");
+  EXPECT_EQ(quoted("say \"hi\" \\ bye"), "\"say \\\"hi\\\" \\\\ bye\"");
+  EXPECT_EQ(quoted(std::string("a\n\t\x01", 4)), "\"a\\u000a\\u0009\\u0001\"");
+  EXPECT_EQ(quoted("caf\xc3\xa9 \xf0\x9f\x98\x80"), "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"");
+  // Not UTF-8: a lone byte, a cut sequence, an overlong form, a surrogate, beyond U+10FFFF.
+  for (std::string bad : {"\xff", "\xe2\x82", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80"}) {
+    std::string input = "x";
+    input.append(bad).append("y");
+    std::string out = quoted(input);
+    EXPECT_EQ(out.substr(0, 2), "\"x");
+    EXPECT_NE(out.find("\\ufffd"), std::string::npos) << out;
+    EXPECT_NO_THROW(nlohmann::json::parse(out)) << out;
+  }
+  EXPECT_EQ(nlohmann::json::parse(quoted(std::string("\0\"\\\x7f", 4))).get<std::string>(),
+            std::string("\0\"\\\x7f", 4));
+}
+
+CrawledPage page_of(std::string url) {
+  CrawledPage p;
+  p.url = url;
+  p.final_url = url;
+  p.status = 200;
+  p.content_type = "text/html";
+  p.length = 1234;
+  p.elapsed_ms = 1.5;
+  p.links = 7;
+  return p;
+}
+
+TEST(JsonLines, APageIsOneLineWithTheFieldsInTheirDocumentedOrder) {
+  TempDir dir;
+  std::string path = (dir.path() / "out.jsonl").string();
+  // 2026-11-29T23:01:02.345Z
+  const int64_t fetched_at = 1795993262345;
+  {
+    JsonLinesWriter out = JsonLinesWriter::open(path);
+    CrawledPage start = page_of("http://h/");
+    out.write(start, fetched_at);
+    CrawledPage gone = page_of("http://h/gone");
+    gone.status = 404;
+    gone.depth = 1;
+    gone.parent = "http://h/";
+    gone.error = "HTTP 404 Not Found";
+    gone.links = 0;
+    out.write(gone, fetched_at + 1);
+  }
+  EXPECT_EQ(test::read_file(path),
+            "{\"url\":\"http://h/\",\"final_url\":\"http://h/\",\"status\":200,\"depth\":0,"
+            "\"parent\":null,\"content_type\":\"text/html\",\"length\":1234,"
+            "\"fetched_at\":\"2026-11-29T23:01:02.345Z\",\"elapsed_ms\":1.500,\"links\":7,"
+            "\"error\":null}\n"
+            "{\"url\":\"http://h/gone\",\"final_url\":\"http://h/gone\",\"status\":404,"
+            "\"depth\":1,\"parent\":\"http://h/\",\"content_type\":\"text/html\","
+            "\"length\":1234,\"fetched_at\":\"2026-11-29T23:01:02.346Z\",\"elapsed_ms\":1.500,"
+            "\"links\":0,\"error\":\"HTTP 404 Not Found\"}\n");
+}
+
+TEST(JsonLines, TheOffsetAfterFlushIsTheFileLengthAndTheFileIsAppendedTo) {
+  TempDir dir;
+  std::string path = dir.write("out.jsonl", "{\"earlier\":1}\n").string();
+  JsonLinesWriter out = JsonLinesWriter::open(path);
+  out.write(page_of("http://h/"), 0);
+  out.flush();
+  ASSERT_TRUE(out.offset());
+  std::string contents = test::read_file(path);
+  EXPECT_EQ(*out.offset(), contents.size());
+  EXPECT_TRUE(contents.starts_with("{\"earlier\":1}\n{\"url\":")) << contents;
+  EXPECT_TRUE(contents.ends_with("}\n")) << contents;
+}
+
+TEST(JsonLines, StandardOutputHasNoOffset) {
+  JsonLinesWriter out = JsonLinesWriter::open("-");
+  EXPECT_FALSE(out.offset());
+}
+
+TEST(JsonLines, AFileThatCannotBeOpenedIsAnErrorNamingIt) {
+  TempDir dir;
+  std::string path = (dir.path() / "missing" / "out.jsonl").string();
+  try {
+    JsonLinesWriter::open(path);
+    FAIL() << "opened " << path;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::System);
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace squall
