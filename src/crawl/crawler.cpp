@@ -11,7 +11,6 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <regex>
 #pragma GCC diagnostic pop
-#include <unordered_map>
 
 #include "squall/core/error.h"
 #include "squall/core/event.h"
@@ -22,6 +21,7 @@
 #include "squall/crawl/frontier.h"
 #include "squall/crawl/jsonl.h"
 #include "squall/crawl/links.h"
+#include "squall/crawl/politeness.h"
 #include "squall/crawl/robots.h"
 #include "squall/crawl/seen.h"
 #include "squall/crawl/sniff.h"
@@ -48,9 +48,6 @@ namespace {
 
 // How often the batch of results, outputs and frontier changes is made durable.
 constexpr Duration kCommitPeriod = 500ms;
-// A host failing this many times in a row (599, 429 or 5xx) is paused, longer each time.
-constexpr int kHostFailureThreshold = 5;
-constexpr Duration kHostBackoffMax = 60s;
 constexpr Duration kRetryAfterMax = 10min;
 
 // A failure that may pass: no response (599), 429 or 5xx. Retried, and counted against the host.
@@ -98,24 +95,10 @@ struct Crawler::State {
   std::optional<CrawlStore> store;
   SeenSet seen;
   Frontier frontier;
+  Politeness politeness;
   std::unique_ptr<http::HttpClient> client;
   std::optional<JsonLinesWriter> jsonl;
   std::optional<WarcWriter> warc;
-
-  enum class Robots : uint8_t { Unknown, Pending, Known };
-  struct Host {
-    Robots robots = Robots::Unknown;
-    std::string robots_url;  // the origin of the first URL seen on this host + /robots.txt
-    RobotsPolicy policy = RobotsPolicy::from_response(404, {});
-    RobotsRules rules;
-    TimePoint robots_expires{};
-    int consecutive_failures = 0;
-    uint64_t fetches = 0;
-    double total_ms = 0;
-  };
-  std::unordered_map<std::string, Host> hosts;
-  std::deque<std::string> robots_todo;
-  size_t robots_in_progress = 0;
 
   int64_t loaded_upto = 0;      // the highest row id pulled from the store into the frontier
   bool backlog = false;         // queued URLs wait in the store beyond loaded_upto
@@ -131,7 +114,8 @@ struct Crawler::State {
 
   explicit State(CrawlerOptions options)
       : o(std::move(options)),
-        frontier({.per_host = std::max<size_t>(1, o.per_host), .delay = o.delay}) {}
+        frontier({.per_host = std::max<size_t>(1, o.per_host), .delay = o.delay}),
+        politeness(frontier, {.obey_robots = o.obey_robots, .user_agent = o.user_agent}) {}
 
   // --- scope --------------------------------------------------------------------------------
 
@@ -171,15 +155,7 @@ struct Crawler::State {
     auto parsed = Url::parse(u.url);
     if (!parsed) return;
     std::string host = parsed->host_port();
-    if (o.obey_robots) {
-      Host& h = hosts[host];
-      if (h.robots == Robots::Unknown) {
-        h.robots = Robots::Pending;
-        h.robots_url = parsed->origin() + "/robots.txt";
-        frontier.hold(host);
-        robots_todo.push_back(host);
-      }
-    }
+    politeness.meet(host, *parsed);
     frontier.push(host, std::move(u));
     wake.set();
   }
@@ -215,8 +191,8 @@ struct Crawler::State {
   }
 
   bool nothing_left() const {
-    return frontier.queued() == 0 && frontier.in_flight() == 0 && robots_todo.empty() &&
-           robots_in_progress == 0 && !backlog;
+    return frontier.queued() == 0 && frontier.in_flight() == 0 && !politeness.robots_pending() &&
+           !backlog;
   }
 
   // --- outputs and durability ---------------------------------------------------------------
@@ -257,9 +233,9 @@ struct Crawler::State {
   // --- robots.txt ---------------------------------------------------------------------------
 
   Task<void> fetch_robots(std::string host) {
-    ++robots_in_progress;
+    const Url* url = politeness.robots_fetch_started(host);
     http::HttpRequest req;
-    req.url = hosts[host].robots_url;
+    req.url = url ? std::string(url->href()) : std::string();
     req.user_agent = o.user_agent;
     req.raise_error = false;
     req.request_timeout = o.request_timeout;
@@ -267,18 +243,10 @@ struct Crawler::State {
     req.max_body_size = kRobotsParseLimit + 64 * 1024;
     req.max_redirects = RobotsPolicy::kMaxRedirects;
     http::HttpResponse r = co_await client->fetch(std::move(req));
-    Host& after = hosts[host];
-    if (r.code == 599)
-      after.policy = RobotsPolicy::unreachable();
-    else
-      after.policy = RobotsPolicy::from_response(r.code, r.body);
-    after.rules = after.policy.rules_for(o.user_agent);
-    after.robots = Robots::Known;
-    after.robots_expires = Loop::time() + after.policy.refresh_after();
-    TimePoint now = Loop::time();
-    if (auto delay = after.rules.crawl_delay()) frontier.set_delay(host, *delay, now);
-    frontier.unhold(host, now);
-    --robots_in_progress;
+    politeness.robots_fetched(
+        host,
+        r.code == 599 ? RobotsPolicy::unreachable() : RobotsPolicy::from_response(r.code, r.body),
+        Loop::time());
     wake.set();
   }
 
@@ -287,9 +255,8 @@ struct Crawler::State {
   Task<void> fetch_page(FrontierLease lease) {
     CrawlUrl& u = lease.url;
     auto parsed = Url::parse(u.url);
-    Host& host = hosts[lease.host];
-    if (o.obey_robots && parsed) {
-      RobotsMatch m = host.rules.match(parsed->request_target());
+    if (parsed) {
+      RobotsMatch m = politeness.allows(lease.host, *parsed);
       if (!m.allowed) {
         PageResult r;
         r.final_url = u.url;
@@ -319,10 +286,9 @@ struct Crawler::State {
     page.depth = u.depth;
     page.parent = u.parent;
     page.elapsed_ms = ms(r.times.total);
-    host.fetches++;
-    host.total_ms += page.elapsed_ms;
-
     bool transient = is_transient(r.code);
+    politeness.fetched(lease.host, transient, page.elapsed_ms, Loop::time());
+
     if (transient && u.attempts < o.retries && !stopping) {
       // Try again later; the host waits too when it asked to (429, 503 with Retry-After).
       Duration wait = o.retry_backoff * (1 << std::min(u.attempts, 16));
@@ -330,12 +296,10 @@ struct Crawler::State {
       ++u.attempts;
       store->count_attempt(u.id, u.attempts);
       ++summary.retried;
-      note_host_outcome(lease.host, r.code);
       frontier.back_off(lease.host, Loop::time() + wait);
       frontier.push(lease.host, std::move(u));
       co_return;
     }
-    note_host_outcome(lease.host, r.code);
     // After the last try, a transient failure is final: the URL is given up, with the reason.
     std::string tries = u.attempts > 0
                             ? " (gave up after " + std::to_string(u.attempts + 1) + " tries)"
@@ -416,22 +380,6 @@ struct Crawler::State {
     return count;
   }
 
-  // A host that keeps failing is paused on top of each URL's own retry wait, so that a host
-  // that is down or overloaded is not asked again and again for its other URLs.
-  void note_host_outcome(const std::string& host, int code) {
-    Host& h = hosts[host];
-    if (!is_transient(code)) {
-      h.consecutive_failures = 0;
-      return;
-    }
-    if (++h.consecutive_failures >= kHostFailureThreshold) {
-      int over = std::min(h.consecutive_failures - kHostFailureThreshold, 6);
-      Duration pause =
-          std::min<Duration>(std::chrono::seconds(int64_t{1} << over), kHostBackoffMax);
-      frontier.back_off(host, Loop::time() + pause);
-    }
-  }
-
   // The kind ("timeout", "connect", ...) and message of a fetch that got no response.
   static std::pair<std::string, std::string> failure(const http::HttpResponse& r) {
     try {
@@ -452,17 +400,14 @@ struct Crawler::State {
       while (!stopping) {
         if (page_limit_reached()) break;
         refill();
-        if (!robots_todo.empty()) {
-          std::string host = std::move(robots_todo.front());
-          robots_todo.pop_front();
-          co_await fetch_robots(std::move(host));
+        if (auto host = politeness.next_robots()) {
+          co_await fetch_robots(std::move(*host));
           continue;
         }
         TimePoint now = Loop::time();
         if (auto lease = frontier.take(now)) {
           std::string host = lease->host;
-          Host& h = hosts[host];
-          if (o.obey_robots && h.robots == Robots::Known && now >= h.robots_expires) {
+          if (politeness.robots_expired(host, now)) {
             // The cached robots.txt is too old (RFC 9309 section 2.4): fetch it again first.
             co_await fetch_robots(host);
           }
@@ -497,13 +442,7 @@ struct Crawler::State {
     StoreCounts c = store->counts();
     summary.queued_left = static_cast<uint64_t>(c.queued);
     summary.seen = static_cast<uint64_t>(c.total());
-    std::vector<std::pair<std::string, double>> slow;
-    for (const auto& [name, h] : hosts)
-      if (h.fetches > 0) slow.emplace_back(name, h.total_ms / static_cast<double>(h.fetches));
-    std::sort(slow.begin(), slow.end(),
-              [](const auto& a, const auto& b) { return a.second > b.second; });
-    if (slow.size() > 5) slow.resize(5);
-    summary.slowest_hosts = std::move(slow);
+    summary.slowest_hosts = politeness.slowest_hosts(5);
   }
 };
 

@@ -15,8 +15,8 @@
 // - Scope (prefix, host, registrable domain, any), include/exclude patterns, depth and page
 //   limits, a per-page size limit.
 // - Politeness: robots.txt fetched once per host and cached for its lifetime (RFC 9309's
-//   status rules), Crawl-delay honoured, per-host concurrency and delay; work handed out by
-//   host readiness (Frontier), so a waiting host never holds a worker.
+//   status rules), Crawl-delay honoured, per-host concurrency and delay (Politeness); work
+//   handed out by host readiness (Frontier), so a waiting host never holds a worker.
 // - Failures: 599, 429 and 5xx retried with exponential backoff (Retry-After honoured, in
 //   seconds or as a date); a URL still failing after the last try is recorded as failed with
 //   its reason; a host that keeps failing (5 in a row) is backed off, longer each time.

@@ -11,6 +11,8 @@
 // delay or its connection limit never holds a worker while another host has work ready: the
 // lesson of Scrapy's domain-aware scheduling. Within a host, URLs leave in the order they came
 // (breadth first). Pure bookkeeping, no I/O and no clock of its own: callers pass the time.
+// When a host is held, given a longer delay or backed off is decided by Politeness
+// (politeness.h), the other half of the crawl's per-host rules.
 #pragma once
 
 #include <chrono>

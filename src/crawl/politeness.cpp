@@ -1,0 +1,92 @@
+// Politeness: a record per host (robots.txt state and rules, failures in a row, fetch times)
+// whose decisions go to the frontier as holds, delays and back-offs.
+#include "squall/crawl/politeness.h"
+
+#include <algorithm>
+
+namespace squall {
+
+Politeness::Politeness(Frontier& frontier, PolitenessOptions options)
+    : frontier_(frontier), options_(std::move(options)) {}
+
+const Politeness::Host* Politeness::find(const std::string& host) const {
+  auto it = hosts_.find(host);
+  return it == hosts_.end() ? nullptr : &it->second;
+}
+
+void Politeness::meet(const std::string& host, const Url& url) {
+  if (!options_.obey_robots) return;
+  Host& h = hosts_[host];
+  if (h.robots != Robots::Unknown) return;
+  h.robots = Robots::Pending;
+  // The origin leaves out userinfo, path and query: robots.txt belongs to scheme, host and port.
+  if (UrlResult robots = Url::parse(url.origin() + "/robots.txt")) h.robots_url = *robots;
+  frontier_.hold(host);
+  robots_todo_.push_back(host);
+}
+
+std::optional<std::string> Politeness::next_robots() {
+  if (robots_todo_.empty()) return std::nullopt;
+  std::string host = std::move(robots_todo_.front());
+  robots_todo_.pop_front();
+  return host;
+}
+
+bool Politeness::robots_expired(const std::string& host, TimePoint now) const {
+  if (!options_.obey_robots) return false;
+  const Host* h = find(host);
+  return h && h->robots == Robots::Known && now >= h->robots_expires;
+}
+
+const Url* Politeness::robots_fetch_started(const std::string& host) {
+  ++robots_fetching_;
+  const Host* h = find(host);
+  return h && h->robots_url ? &*h->robots_url : nullptr;
+}
+
+void Politeness::robots_fetched(const std::string& host, const RobotsPolicy& policy,
+                                TimePoint now) {
+  Host& h = hosts_[host];
+  h.rules = policy.rules_for(options_.user_agent);
+  h.robots = Robots::Known;
+  h.robots_expires = now + policy.refresh_after();
+  if (auto delay = h.rules.crawl_delay()) frontier_.set_delay(host, *delay, now);
+  frontier_.unhold(host, now);
+  --robots_fetching_;
+}
+
+RobotsMatch Politeness::allows(const std::string& host, const Url& url) const {
+  if (!options_.obey_robots) return {};
+  const Host* h = find(host);
+  return h ? h->rules.match(url.request_target()) : RobotsMatch{};
+}
+
+// The pause comes on top of each URL's own retry wait, so that a host that is down or
+// overloaded is not asked again and again for its other URLs.
+void Politeness::fetched(const std::string& host, bool transient_failure, double elapsed_ms,
+                         TimePoint now) {
+  Host& h = hosts_[host];
+  h.fetches++;
+  h.total_ms += elapsed_ms;
+  if (!transient_failure) {
+    h.failures_in_a_row = 0;
+    return;
+  }
+  if (++h.failures_in_a_row >= kFailureThreshold) {
+    int over = std::min(h.failures_in_a_row - kFailureThreshold, 6);
+    Duration pause = std::min<Duration>(std::chrono::seconds(int64_t{1} << over), kBackoffMax);
+    frontier_.back_off(host, now + pause);
+  }
+}
+
+std::vector<std::pair<std::string, double>> Politeness::slowest_hosts(size_t n) const {
+  std::vector<std::pair<std::string, double>> slow;
+  for (const auto& [name, h] : hosts_)
+    if (h.fetches > 0) slow.emplace_back(name, h.total_ms / static_cast<double>(h.fetches));
+  std::sort(slow.begin(), slow.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (slow.size() > n) slow.resize(n);
+  return slow;
+}
+
+}  // namespace squall

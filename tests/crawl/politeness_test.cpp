@@ -1,0 +1,198 @@
+// Politeness: robots.txt per host, its Crawl-delay and expiry, failing hosts backed off, all
+// carried out by the frontier.
+#include "squall/crawl/politeness.h"
+
+#include <gtest/gtest.h>
+
+namespace squall {
+namespace {
+
+using namespace std::chrono_literals;
+
+const TimePoint t0 = TimePoint{} + 1000s;
+
+Url url(std::string_view text) {
+  UrlResult u = Url::parse(text);
+  EXPECT_TRUE(u) << text;
+  return *std::move(u);
+}
+
+CrawlUrl crawl_url(std::string_view text) {
+  CrawlUrl c;
+  c.url = std::string(text);
+  return c;
+}
+
+// The URLs the frontier hands out at `now`, in order, until it has none ready.
+std::vector<std::string> take_all(Frontier& f, TimePoint now) {
+  std::vector<std::string> out;
+  while (auto lease = f.take(now)) out.push_back(lease->url.url);
+  return out;
+}
+
+// Queues `text` as the crawler does: the host is met, then the URL pushed.
+void queue(Politeness& p, Frontier& f, std::string_view text) {
+  Url u = url(text);
+  std::string host = u.host_port();
+  p.meet(host, u);
+  f.push(host, crawl_url(text));
+}
+
+TEST(Politeness, AHostWaitsForItsRobotsTxtWhichIsAskedForOnce) {
+  Frontier f({.per_host = 4});
+  Politeness p(f, {});
+  queue(p, f, "http://user:secret@a.test:8080/x/1?q");
+  queue(p, f, "http://a.test:8080/x/2");
+  EXPECT_FALSE(f.take(t0)) << "held until its robots.txt comes";
+  EXPECT_TRUE(p.robots_pending());
+
+  auto due = p.next_robots();
+  ASSERT_TRUE(due);
+  EXPECT_EQ(*due, "a.test:8080");
+  EXPECT_FALSE(p.next_robots()) << "one robots.txt per host";
+  const Url* robots = p.robots_fetch_started(*due);
+  ASSERT_TRUE(robots);
+  EXPECT_EQ(robots->href(), "http://a.test:8080/robots.txt") << "the origin: no userinfo";
+  EXPECT_TRUE(p.robots_pending()) << "while it is fetched";
+
+  p.robots_fetched(*due, RobotsPolicy::from_response(404, ""), t0);
+  EXPECT_FALSE(p.robots_pending());
+  EXPECT_TRUE(f.take(t0));
+  EXPECT_TRUE(f.take(t0));
+}
+
+TEST(Politeness, TheRulesForTheUserAgentDecideAndNameTheRule) {
+  Frontier f;
+  Politeness p(f, {.user_agent = "squall-crawler/1.0"});
+  queue(p, f, "http://a.test/");
+  std::string host = *p.next_robots();
+  p.robots_fetch_started(host);
+  p.robots_fetched(host,
+                   RobotsPolicy::from_response(200,
+                                               "User-agent: *\nDisallow: /\n\n"
+                                               "User-agent: squall-crawler\nDisallow: /private/\n"),
+                   t0);
+  EXPECT_TRUE(p.allows(host, url("http://a.test/public")).allowed);
+  RobotsMatch m = p.allows(host, url("http://a.test/private/1?q"));
+  EXPECT_FALSE(m.allowed);
+  ASSERT_TRUE(m.rule);
+  EXPECT_EQ(m.rule->text, "Disallow: /private/");
+}
+
+TEST(Politeness, AnUnreachableRobotsTxtDisallowsTheHost) {
+  Frontier f;
+  Politeness p(f, {});
+  queue(p, f, "http://a.test/page");
+  std::string host = *p.next_robots();
+  p.robots_fetch_started(host);
+  p.robots_fetched(host, RobotsPolicy::unreachable(), t0);
+  EXPECT_FALSE(p.allows(host, url("http://a.test/page")).allowed);
+  EXPECT_FALSE(p.robots_expired(host, t0 + RobotsPolicy::kUnreachableRetry - 1s));
+  EXPECT_TRUE(p.robots_expired(host, t0 + RobotsPolicy::kUnreachableRetry));
+}
+
+TEST(Politeness, CrawlDelayBecomesTheHostsDelayWhenLonger) {
+  Frontier f({.per_host = 4, .delay = 100ms});
+  Politeness p(f, {});
+  for (std::string_view u :
+       {"http://slow.test/1", "http://slow.test/2", "http://fast.test/1", "http://fast.test/2"})
+    queue(p, f, u);
+  for (auto [host, robots] : {std::pair{"slow.test:80", "User-agent: *\nCrawl-delay: 2\n"},
+                              std::pair{"fast.test:80", "User-agent: *\nCrawl-delay: 0.01\n"}}) {
+    EXPECT_EQ(*p.next_robots(), host);
+    p.robots_fetch_started(host);
+    p.robots_fetched(host, RobotsPolicy::from_response(200, robots), t0);
+  }
+  using Urls = std::vector<std::string>;
+  EXPECT_EQ(take_all(f, t0), (Urls{"http://slow.test/1", "http://fast.test/1"}));
+  EXPECT_EQ(take_all(f, t0 + 99ms), Urls{});
+  EXPECT_EQ(take_all(f, t0 + 100ms), Urls{"http://fast.test/2"})
+      << "fast.test's 10 ms is below the default: 100 ms it is";
+  EXPECT_EQ(take_all(f, t0 + 1999ms), Urls{});
+  EXPECT_EQ(take_all(f, t0 + 2s), Urls{"http://slow.test/2"});
+}
+
+TEST(Politeness, RobotsTxtIsFetchedAgainWhenItsPolicyExpires) {
+  Frontier f;
+  Politeness p(f, {});
+  queue(p, f, "http://a.test/");
+  std::string host = *p.next_robots();
+  EXPECT_FALSE(p.robots_expired(host, t0 + 48h)) << "not known yet: it is on its way";
+  p.robots_fetch_started(host);
+  p.robots_fetched(host, RobotsPolicy::from_response(200, "User-agent: *\nAllow: /\n"), t0);
+  EXPECT_FALSE(p.robots_expired(host, t0 + RobotsPolicy::kMaxAge - 1s));
+  EXPECT_TRUE(p.robots_expired(host, t0 + RobotsPolicy::kMaxAge));
+  EXPECT_FALSE(p.robots_expired("b.test:80", t0 + 48h)) << "a host never met";
+}
+
+TEST(Politeness, IgnoringRobotsTxtHoldsNothingAndAllowsEverything) {
+  Frontier f;
+  Politeness p(f, {.obey_robots = false});
+  queue(p, f, "http://a.test/private/");
+  EXPECT_FALSE(p.next_robots());
+  EXPECT_FALSE(p.robots_pending());
+  EXPECT_TRUE(p.allows("a.test:80", url("http://a.test/private/")).allowed);
+  EXPECT_FALSE(p.robots_expired("a.test:80", t0 + 48h));
+  EXPECT_TRUE(f.take(t0));
+}
+
+TEST(Politeness, AHostFailingFiveTimesInARowIsBackedOffLongerEachTime) {
+  Frontier f({.per_host = 1});
+  Politeness p(f, {.obey_robots = false});
+  const std::string host = "a.test:80";
+  for (int i = 0; i < 20; ++i) queue(p, f, "http://a.test/" + std::to_string(i));
+  auto fail_one = [&](TimePoint now) {
+    auto lease = f.take(now);
+    ASSERT_TRUE(lease) << "at +" << std::chrono::duration_cast<std::chrono::seconds>(now - t0);
+    p.fetched(host, true, 10, now);
+    f.release(host, now);
+  };
+  for (int i = 0; i < 4; ++i) fail_one(t0);
+  EXPECT_FALSE(f.next_ready()) << "four failures: not yet";
+  fail_one(t0);
+  EXPECT_FALSE(f.take(t0 + 999ms));
+  EXPECT_EQ(f.next_ready(), t0 + 1s);
+  fail_one(t0 + 1s);
+  EXPECT_EQ(f.next_ready(), t0 + 3s) << "the sixth: two seconds";
+
+  // One that does not fail ends the streak: the next failures start from none again.
+  ASSERT_TRUE(f.take(t0 + 3s));
+  p.fetched(host, false, 10, t0 + 3s);
+  f.release(host, t0 + 3s);
+  for (int i = 0; i < 4; ++i) fail_one(t0 + 3s);
+  EXPECT_TRUE(f.take(t0 + 3s));
+}
+
+TEST(Politeness, TheBackOffDoublesUpToAMinute) {
+  Frontier f({.per_host = 1});
+  Politeness p(f, {.obey_robots = false});
+  const std::string host = "a.test:80";
+  for (int i = 0; i < 20; ++i) queue(p, f, "http://a.test/" + std::to_string(i));
+  std::vector<Duration> pauses;
+  TimePoint now = t0;
+  for (int i = 0; i < 12; ++i) {
+    ASSERT_TRUE(f.take(now)) << i;
+    p.fetched(host, true, 10, now);
+    f.release(host, now);
+    if (auto next = f.next_ready()) {
+      pauses.push_back(*next - now);
+      now = *next;
+    }
+  }
+  EXPECT_EQ(pauses, (std::vector<Duration>{1s, 2s, 4s, 8s, 16s, 32s, 60s, 60s}));
+}
+
+TEST(Politeness, TheSlowestHostsComeFirstByMeanFetchTime) {
+  Frontier f;
+  Politeness p(f, {.obey_robots = false});
+  p.fetched("a:80", false, 10, t0);
+  p.fetched("a:80", false, 30, t0);
+  p.fetched("b:80", true, 50, t0);
+  p.fetched("c:80", false, 5, t0);
+  using Slow = std::vector<std::pair<std::string, double>>;
+  EXPECT_EQ(p.slowest_hosts(5), (Slow{{"b:80", 50}, {"a:80", 20}, {"c:80", 5}}));
+  EXPECT_EQ(p.slowest_hosts(1), (Slow{{"b:80", 50}}));
+}
+
+}  // namespace
+}  // namespace squall
