@@ -388,7 +388,8 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
   };
   // A 599: the message names the cause, then the request.
   auto fail = [&](Failure f) {
-    if (r.effective_url.empty()) r.effective_url = req.url;  // failed before the URL was parsed
+    if (r.effective_url.empty())  // failed before the hop's target was made: the URL as given
+      r.effective_url = req.parsed_url ? std::string(req.parsed_url->href()) : req.url;
     f.message += " (";
     f.message += req.method;
     f.message += ' ';

@@ -606,27 +606,44 @@ TEST_F(ClientHostileTest, TheQueueIsFifoAndNeverPutsMoreThanMaxClientsOnTheWire)
   run(body());
 }
 
+// The answer to `request` from a client with one slot and a queue_timeout of 100 ms, while a
+// fetch the server holds has that slot.
+Task<HttpResponse> fetch_behind_a_held_one(HttpRequest request) {
+  SlowServer slow;
+  ClientOptions o;
+  o.max_clients = 1;
+  o.queue_timeout = 100ms;
+  HttpClient client(o);
+  HttpRequest held;
+  held.url = slow.url();
+  auto first = spawn(client.fetch(std::move(held)));
+  co_await sleep(0ms);
+  if (request.url.empty() && !request.parsed_url) request.url = slow.url();
+  request.raise_error = false;
+  HttpResponse queued = co_await client.fetch(std::move(request));
+  slow.release.set();
+  EXPECT_EQ((co_await first).code, 200);
+  client.close();
+  co_await slow.server.stop(100ms);
+  co_return queued;
+}
+
 TEST_F(ClientHostileTest, QueueTimeoutOverridesTheConnectAndRequestTimeouts) {
-  auto body = []() -> Task<void> {
-    SlowServer slow;
-    ClientOptions o;
-    o.max_clients = 1;
-    o.queue_timeout = 100ms;
-    HttpClient client(o);
-    HttpRequest held;
-    held.url = slow.url();
-    auto first = spawn(client.fetch(std::move(held)));
-    co_await sleep(0ms);
-    HttpResponse queued = co_await attempt(client, slow.url());
-    EXPECT_EQ(queued.code, 599);
-    EXPECT_NE(message_of(queued).find("Timeout in request queue after 100 ms"), std::string::npos)
-        << message_of(queued);
-    slow.release.set();
-    EXPECT_EQ((co_await first).code, 200);
-    client.close();
-    co_await slow.server.stop(100ms);
-  };
-  run(body());
+  HttpResponse queued = run(fetch_behind_a_held_one(HttpRequest{}));
+  EXPECT_EQ(queued.code, 599);
+  EXPECT_NE(message_of(queued).find("Timeout in request queue after 100 ms"), std::string::npos)
+      << message_of(queued);
+}
+
+TEST_F(ClientHostileTest, AQueuedFetchOfAParsedUrlNamesThatUrlWhenItTimesOut) {
+  // Nothing listens on port 9: the URL is only named, never fetched.
+  const std::string url = "http://127.0.0.1:9/queued";
+  HttpRequest request;
+  request.parsed_url = *Url::parse(url);
+  HttpResponse r = run(fetch_behind_a_held_one(std::move(request)));
+  EXPECT_EQ(r.code, 599);
+  EXPECT_EQ(r.effective_url, url);
+  EXPECT_NE(message_of(r).find("(GET " + url + ")"), std::string::npos) << message_of(r);
 }
 
 TEST_F(ClientHostileTest, ClosingTheClientFailsQueuedFetchesAndRefusesNewOnes) {
