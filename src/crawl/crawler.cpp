@@ -150,12 +150,11 @@ struct Crawler::State {
 
   // --- the frontier -------------------------------------------------------------------------
 
-  // Hands a stored URL to the frontier, asking for the host's robots.txt first if needed.
-  void enqueue(CrawlUrl u) {
-    auto parsed = Url::parse(u.url);
-    if (!parsed) return;
-    std::string host = parsed->host_port();
-    politeness.meet(host, *parsed);
+  // Hands a stored URL (`u.url`, parsed as `parsed`) to the frontier, asking for the host's
+  // robots.txt first if needed.
+  void enqueue(CrawlUrl u, const Url& parsed) {
+    std::string host = parsed.host_port();
+    politeness.meet(host, parsed);
     frontier.push(host, std::move(u));
     wake.set();
   }
@@ -168,7 +167,7 @@ struct Crawler::State {
     if (id == 0) return;
     if (!backlog && frontier.queued() < o.frontier_memory) {
       loaded_upto = id;
-      enqueue({id, std::string(key), depth, std::string(parent), 0});
+      enqueue({id, std::string(key), depth, std::string(parent), 0}, u);
     } else {
       backlog = true;
     }
@@ -181,7 +180,7 @@ struct Crawler::State {
     auto batch = store->queued(loaded_upto, want);
     for (auto& u : batch) {
       loaded_upto = u.id;
-      enqueue(std::move(u));
+      if (auto parsed = Url::parse(u.url)) enqueue(std::move(u), *parsed);
     }
     if (batch.size() < want) backlog = false;
   }
@@ -233,9 +232,9 @@ struct Crawler::State {
   // --- robots.txt ---------------------------------------------------------------------------
 
   Task<void> fetch_robots(std::string host) {
-    const Url* url = politeness.robots_fetch_started(host);
     http::HttpRequest req;
-    req.url = url ? std::string(url->href()) : std::string();
+    // Without a URL (its origin did not parse again) the fetch fails: unreachable, disallowed.
+    if (const Url* url = politeness.robots_fetch_started(host)) req.parsed_url = *url;
     req.user_agent = o.user_agent;
     req.raise_error = false;
     req.request_timeout = o.request_timeout;
@@ -269,7 +268,12 @@ struct Crawler::State {
     }
 
     http::HttpRequest req;
-    req.url = u.url;
+    // The client takes the URL parsed: parsed once here, the robots.txt check above included.
+    // A URL that does not parse goes as text, for the client to fail it the way it reports.
+    if (parsed)
+      req.parsed_url = *parsed;
+    else
+      req.url = u.url;
     req.user_agent = o.user_agent;
     req.raise_error = false;
     req.request_timeout = o.request_timeout;
@@ -331,10 +335,18 @@ struct Crawler::State {
       } else {
         ++summary.fetched;
       }
+      // The URL that answered: the one asked for, unless a redirect led elsewhere.
+      std::optional<Url> redirected;
+      const Url* answered = parsed ? &*parsed : nullptr;
+      if (!answered || answered->dedup_key() != page.final_url) {
+        UrlResult target = Url::parse(page.final_url);
+        answered = target ? &redirected.emplace(*std::move(target)) : nullptr;
+      }
       // A redirect's target is the same page: never fetch it again on its own.
-      if (auto final = Url::parse(page.final_url)) seen.insert(final->dedup_key());
+      if (answered) seen.insert(answered->dedup_key());
       if (r.code >= 200 && r.code < 300)
-        page.links = take_links(r, page, ct ? std::optional<std::string_view>(*ct) : std::nullopt);
+        page.links =
+            take_links(r, page, ct ? std::optional<std::string_view>(*ct) : std::nullopt, answered);
       result.status = page.status;
       result.content_type = page.content_type;
       result.length = page.length;
@@ -354,13 +366,13 @@ struct Crawler::State {
     if (o.on_page) o.on_page(page);
   }
 
+  // The links of `page`, an HTML page from `base` (its final URL; nullptr if that did not
+  // parse), taken into the crawl; how many http(s) links it had.
   int take_links(const http::HttpResponse& r, CrawledPage& page,
-                 std::optional<std::string_view> content_type) {
+                 std::optional<std::string_view> content_type, const Url* base) {
     std::string_view head(r.body.data(), std::min<size_t>(r.body.size(), 1445));
     page.html = is_html(content_type, head);
-    if (!page.html) return 0;
-    auto base = Url::parse(page.final_url);
-    if (!base) return 0;
+    if (!page.html || !base) return 0;
     LinkOptions lo;
     lo.page_url = *base;
     if (auto cs = declared_charset(content_type, head)) lo.charset = *cs;
