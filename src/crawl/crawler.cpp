@@ -30,6 +30,7 @@
 #include "squall/http/client.h"
 #include "squall/http/http_date.h"
 #include "squall/http/message.h"
+#include "squall/url/ascii.h"
 
 namespace squall {
 
@@ -72,7 +73,7 @@ std::optional<Duration> retry_after(const http::Headers& headers) {
   if (!field) return std::nullopt;
   std::string_view v = http::trim_ows(*field);
   if (v.empty()) return std::nullopt;
-  if (std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  if (std::all_of(v.begin(), v.end(), [](char c) { return is_ascii_digit(c); })) {
     if (v.size() > 7) return kRetryAfterMax;
     return std::min<Duration>(std::chrono::seconds(std::stol(std::string(v))), kRetryAfterMax);
   }
@@ -139,13 +140,11 @@ struct Crawler::State {
       case CrawlScope::Any:
         break;
     }
-    std::string k(key);
-    if (!include.empty() && std::none_of(include.begin(), include.end(), [&](const std::regex& r) {
-          return std::regex_search(k, r);
-        }))
-      return false;
-    return std::none_of(exclude.begin(), exclude.end(),
-                        [&](const std::regex& r) { return std::regex_search(k, r); });
+    auto matches = [key](const std::regex& r) {
+      return std::regex_search(key.data(), key.data() + key.size(), r);
+    };
+    if (!include.empty() && std::none_of(include.begin(), include.end(), matches)) return false;
+    return std::none_of(exclude.begin(), exclude.end(), matches);
   }
 
   // --- the frontier -------------------------------------------------------------------------
