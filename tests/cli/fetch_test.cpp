@@ -3,10 +3,10 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <iterator>
@@ -343,8 +343,7 @@ TEST(FetchAgreesWithUrl, TheRequestNamesTheUrlThatSquallUrlPrints) {
     EXPECT_EQ(target, expected);
     EXPECT_EQ(host, url["host"].get<std::string>());
     bool credentials = !url["username"].get<std::string>().empty();
-    EXPECT_EQ(proxy.request().find("\r\nAuthorization: Basic ") != std::string::npos,
-              credentials);
+    EXPECT_EQ(proxy.request().find("\r\nAuthorization: Basic ") != std::string::npos, credentials);
   }
 }
 
@@ -352,8 +351,8 @@ TEST(FetchAgreesWithUrl, IPv4NumberFormsConnectWhereSquallUrlSaysTheHostIs) {
   const char* ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
   for (const char* host : {"0x7f.0.0.1", "2130706433", "127.1", "0177.0.0.01", "127.0.0.1."}) {
     OneShotServer server(ok);
-    std::string input = "http://" + std::string(host) + ":" + std::to_string(server.port()) +
-                        "/a/%2e%2e/b?q=1";
+    std::string input =
+        "http://" + std::string(host) + ":" + std::to_string(server.port()) + "/a/%2e%2e/b?q=1";
     SCOPED_TRACE(input);
     nlohmann::json url = url_json(input);
     FetchCommand c;
