@@ -11,26 +11,13 @@
 
 namespace squall {
 
-namespace {
-
-bool is_ascii_whitespace(char c) {
-  return c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' ';
-}
-std::string_view trim(std::string_view s, bool (*space)(char)) {
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
-
 std::optional<DataUrl> data_url(const Url& url) {
   if (url.scheme_kind() != UrlScheme::Data) return std::nullopt;
   // Everything after "data:" up to the fragment.
   std::string_view input = url.dedup_key().substr(url.scheme().size() + 1);
   size_t comma = input.find(',');
   if (comma == std::string_view::npos) return std::nullopt;
-  std::string_view mime = trim(input.substr(0, comma), is_ascii_whitespace);
+  std::string_view mime = strip_ascii_whitespace(input.substr(0, comma));
   DataUrl result;
   result.body = percent_decode(input.substr(comma + 1));
   // ";base64", with optional spaces before "base64", marks a base64 body.

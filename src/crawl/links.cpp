@@ -23,17 +23,8 @@ using detail::NamedReference;
 
 constexpr size_t kLongestReferenceName = 32;
 
-bool is_ws(unsigned char c) {
-  return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r';
-}
 bool is_alnum(unsigned char c) {
   return is_ascii_alpha(c) || is_ascii_digit(c);
-}
-
-std::string_view strip_ws(std::string_view s) {
-  while (!s.empty() && is_ws(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_ws(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 void append_utf8(std::string& out, uint32_t cp) {
@@ -529,7 +520,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
         p = stop;
         if (p == end) return;
         const unsigned char d = *p++;
-        if (is_ws(d)) {
+        if (is_ascii_whitespace(d)) {
           end_tag_name();
           state_ = State::BeforeAttrName;
         } else if (d == '/') {
@@ -542,7 +533,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
         continue;
       }
       case State::BeforeAttrName:
-        if (is_ws(c)) {
+        if (is_ascii_whitespace(c)) {
           ++p;
         } else if (c == '/' || c == '>') {
           state_ = State::AfterAttrName;
@@ -575,7 +566,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
         continue;
       }
       case State::AfterAttrName:
-        if (is_ws(c)) {
+        if (is_ascii_whitespace(c)) {
           ++p;
         } else if (c == '/') {
           state_ = State::SelfClosingStartTag;
@@ -593,7 +584,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
         }
         continue;
       case State::BeforeAttrValue:
-        if (is_ws(c)) {
+        if (is_ascii_whitespace(c)) {
           ++p;
         } else if (c == '"') {
           state_ = State::AttrValueDouble;
@@ -622,7 +613,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
       }
       case State::AttrValueUnquoted: {
         const char* stop = p;
-        while (stop < end && !is_ws(*stop) && *stop != '>') ++stop;
+        while (stop < end && !is_ascii_whitespace(*stop) && *stop != '>') ++stop;
         keep(p, stop);
         p = stop;
         if (p == end) return;
@@ -637,7 +628,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
         continue;
       }
       case State::AfterAttrValueQuoted:
-        if (is_ws(c)) {
+        if (is_ascii_whitespace(c)) {
           state_ = State::BeforeAttrName;
           ++p;
         } else if (c == '/') {
@@ -777,7 +768,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
       case State::TextEndTagName:
       case State::ScriptEndTagName:
       case State::ScriptEscapedEndTagName:
-        if ((is_ws(c) || c == '/' || c == '>') && appropriate_end_tag()) {
+        if ((is_ascii_whitespace(c) || c == '/' || c == '>') && appropriate_end_tag()) {
           ++p;
           begin_tag(true);
           end_tag_name();
@@ -847,7 +838,7 @@ void LinkTokenizer::feed(std::string_view chunk) {
       case State::ScriptDoubleEscapeStart:
       case State::ScriptDoubleEscapeEnd: {
         const bool start = state_ == State::ScriptDoubleEscapeStart;
-        if (is_ws(c) || c == '/' || c == '>') {
+        if (is_ascii_whitespace(c) || c == '/' || c == '>') {
           const bool script = temp_.view() == "script";
           state_ = start == script ? State::ScriptDoubleEscaped : State::ScriptEscaped;
           ++p;
@@ -908,13 +899,13 @@ std::optional<std::string> charset_from_content(std::string_view s) {
     }
     if (at == std::string_view::npos) return std::nullopt;
     size_t i = at + 7;
-    while (i < s.size() && is_ws(s[i])) ++i;
+    while (i < s.size() && is_ascii_whitespace(s[i])) ++i;
     if (i >= s.size() || s[i] != '=') {
       pos = at + 7;
       continue;
     }
     ++i;
-    while (i < s.size() && is_ws(s[i])) ++i;
+    while (i < s.size() && is_ascii_whitespace(s[i])) ++i;
     if (i >= s.size()) return std::nullopt;
     if (s[i] == '"' || s[i] == '\'') {
       const size_t close = s.find(s[i], i + 1);
@@ -922,7 +913,7 @@ std::optional<std::string> charset_from_content(std::string_view s) {
       return std::string(s.substr(i + 1, close - i - 1));
     }
     size_t e = i;
-    while (e < s.size() && !is_ws(s[e]) && s[e] != ';') ++e;
+    while (e < s.size() && !is_ascii_whitespace(s[e]) && s[e] != ';') ++e;
     return std::string(s.substr(i, e - i));
   }
 }
@@ -932,9 +923,9 @@ template <typename F>
 void for_each_token(std::string_view s, F f) {
   size_t i = 0;
   while (i < s.size()) {
-    while (i < s.size() && (is_ws(s[i]) || s[i] == ',')) ++i;
+    while (i < s.size() && (is_ascii_whitespace(s[i]) || s[i] == ',')) ++i;
     size_t e = i;
-    while (e < s.size() && !is_ws(s[e]) && s[e] != ',') ++e;
+    while (e < s.size() && !is_ascii_whitespace(s[e]) && s[e] != ',') ++e;
     if (e > i) f(s.substr(i, e - i));
     i = e;
   }
@@ -991,7 +982,7 @@ Encoding classify_label(std::string_view label, std::string& name) {
                                                "windows-1252",
                                                "x-cp1252",
                                                "x-user-defined"};
-  label = strip_ws(label);
+  label = strip_ascii_whitespace(label);
   for (std::string_view l : kUtf8) {
     if (iequals(label, l)) {
       name = "UTF-8";
@@ -1078,7 +1069,7 @@ void append_percent(std::string& out, unsigned char b) {
 void LinkTokenizer::meta(std::string_view name, std::string_view content, std::string_view charset,
                          std::string_view http_equiv, uint8_t present) {
   if ((present & (1 << Name)) && (present & (1 << Content)) &&
-      iequals(strip_ws(decode_attribute(name)), "robots")) {
+      iequals(strip_ascii_whitespace(decode_attribute(name)), "robots")) {
     for_each_token(decode_attribute(content), [this](std::string_view token) {
       if (iequals(token, "noindex")) robots_.noindex = true;
       if (iequals(token, "nofollow")) robots_.nofollow = true;
@@ -1087,10 +1078,10 @@ void LinkTokenizer::meta(std::string_view name, std::string_view content, std::s
   }
   if (meta_charset_) return;
   if (present & (1 << Charset)) {
-    const std::string value(strip_ws(decode_attribute(charset)));
+    const std::string value(strip_ascii_whitespace(decode_attribute(charset)));
     if (!value.empty()) meta_charset_ = value;
   } else if ((present & (1 << HttpEquiv)) && (present & (1 << Content)) &&
-             iequals(strip_ws(decode_attribute(http_equiv)), "content-type")) {
+             iequals(strip_ascii_whitespace(decode_attribute(http_equiv)), "content-type")) {
     meta_charset_ = charset_from_content(decode_attribute(content));
   }
 }
@@ -1127,7 +1118,7 @@ void LinkTokenizer::finish() {
     }
     std::string decoded = decode_attribute(bytes);
     if (strip) {  // after decoding: "&#32;" and "&Tab;" are whitespace too
-      const std::string_view kept = strip_ws(decoded);
+      const std::string_view kept = strip_ascii_whitespace(decoded);
       if (kept.size() != decoded.size()) {
         decoded.erase(static_cast<size_t>(kept.data() + kept.size() - decoded.data()));
         decoded.erase(0, static_cast<size_t>(kept.data() - decoded.data()));

@@ -3,15 +3,13 @@
 
 #include <cstdint>
 
+#include "squall/url/ascii.h"
+
 namespace squall {
 
 namespace {
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-bool is_ascii_whitespace(char c) noexcept {
-  return c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' ';
-}
 
 // The value of a base64 digit, or -1.
 int digit_value(char c) noexcept {

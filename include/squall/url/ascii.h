@@ -1,4 +1,4 @@
-// ASCII bytes as protocols read them: letters, digits, case, hex digits and percent-coding.
+// ASCII bytes as protocols read them: letters, digits, whitespace, case, hex and percent-coding.
 //
 // Every layer from url up reads names, fields and escapes through these, so that "case-insensitive"
 // and "%XX" mean one thing everywhere. Locale-free: only A-Z and a-z change case.
@@ -23,6 +23,16 @@ constexpr int hex_value(int c) noexcept {
   if (is_ascii_digit(c)) return c - '0';
   if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') return (c | 0x20) - 'a' + 10;
   return -1;
+}
+// The Infra Standard's ASCII whitespace: tab, LF, FF, CR and space (not VT).
+constexpr bool is_ascii_whitespace(int c) noexcept {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r';
+}
+// `s` without leading and trailing ASCII whitespace; a view into `s`.
+constexpr std::string_view strip_ascii_whitespace(std::string_view s) noexcept {
+  while (!s.empty() && is_ascii_whitespace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_ascii_whitespace(s.back())) s.remove_suffix(1);
+  return s;
 }
 // Upper-case hex digits, as percent-encoding writes them.
 inline constexpr char kUpperHex[] = "0123456789ABCDEF";
