@@ -1,7 +1,5 @@
-// Percent-encoding for the URL parser: the standard's encode sets applied, percent-decoding, and
-// the legacy query encoder (a query in the document's encoding, through iconv).
-#include <iconv.h>
-
+// Percent-encoding for the URL parser: the standard's encode sets, and queries in legacy encodings.
+#include "squall/url/charset.h"
 #include "url_internal.h"
 
 namespace squall::detail {
@@ -67,49 +65,37 @@ void append_encoded(UrlBuffer& out, std::string_view in, const EncodeSet& set) {
   out.append(in.substr(run));
 }
 
-// The standard's "get an output encoding": UTF-16 and replacement encode queries as UTF-8.
-bool is_utf8_for_queries(std::string_view encoding) {
-  return encoding.empty() || iequals(encoding, "utf-8") || iequals(encoding, "utf8") ||
-         istarts_with(encoding, "utf-16") || iequals(encoding, "replacement");
-}
-
-// The standard's "percent-encode after encoding" for a legacy encoding, through iconv, one code
-// point at a time so that each unmappable one becomes "%26%23<decimal>%3B". False when iconv does
-// not know the encoding. Invalid UTF-8 bytes are percent-encoded as they are.
+// One code point at a time, so that each one the encoding lacks becomes "%26%23<decimal>%3B".
 bool append_encoded_in(UrlBuffer& out, std::string_view query, std::string_view encoding,
                        const EncodeSet& set) {
-  iconv_t cd = iconv_open(std::string(encoding).c_str(), "UTF-8");
-  if (cd == reinterpret_cast<iconv_t>(-1)) return false;
-  char buffer[16];
-  auto flush = [&](char* end) { append_encoded(out, std::string_view(buffer, end - buffer), set); };
+  TextEncoder encoder(encoding);
+  if (encoder.is_utf8()) return false;
+  std::string bytes;
   for (size_t i = 0; i < query.size();) {
-    size_t length = utf8_length(query.substr(i));
+    const size_t length = utf8_length(query.substr(i));
     if (length == 0) {
       append_encoded(out, query.substr(i, 1), set);
       ++i;
       continue;
     }
-    char* in = const_cast<char*>(query.data() + i);
-    size_t in_left = length;
-    char* o = buffer;
-    size_t out_left = sizeof buffer;
-    if (iconv(cd, &in, &in_left, &o, &out_left) == static_cast<size_t>(-1)) {
-      o = buffer;
-      out_left = sizeof buffer;
-      if (iconv(cd, nullptr, nullptr, &o, &out_left) != static_cast<size_t>(-1)) flush(o);
-      out += "%26%23";
-      append_decimal(out, utf8_decode(query.substr(i, length)));
-      out += "%3B";
+    const uint32_t code_point = utf8_decode(query.substr(i, length));
+    bytes.clear();
+    if (encoder.encode(code_point, bytes)) {
+      append_encoded(out, bytes, set);
     } else {
-      flush(o);
+      // "&#N;" is ASCII text: a stateful encoding returns to ASCII before it.
+      encoder.reset(bytes);
+      append_encoded(out, bytes, set);
+      out += "%26%23";
+      append_decimal(out, code_point);
+      out += "%3B";
     }
     i += length;
   }
   // Stateful encodings (ISO-2022-JP) end by shifting back to ASCII.
-  char* o = buffer;
-  size_t out_left = sizeof buffer;
-  if (iconv(cd, nullptr, nullptr, &o, &out_left) != static_cast<size_t>(-1)) flush(o);
-  iconv_close(cd);
+  bytes.clear();
+  encoder.reset(bytes);
+  append_encoded(out, bytes, set);
   return true;
 }
 

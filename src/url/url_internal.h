@@ -1,8 +1,8 @@
-// The pieces of the URL parser shared by src/crawl/url*.cpp (private to src/crawl).
+// The pieces of the URL parser shared by src/url/url*.cpp (private to src/url).
 //
 // url.cpp holds the Url type and its accessors, url_parser.cpp the basic URL parser's state
 // machine, url_host.cpp the host parser (IPv4, IPv6, IDNA, opaque hosts), url_encode.cpp the
-// percent-encode sets and the legacy query encoder, url_data.cpp the data: URL processor.
+// percent-encode sets and the legacy query encoder (over squall/url/charset.h).
 #pragma once
 
 #include <array>
@@ -47,12 +47,10 @@ void append_encoded(UrlBuffer& out, std::string_view in, const EncodeSet& set);
 // Appends `value` in decimal.
 void append_decimal(UrlBuffer& out, uint32_t value);
 
-// The standard's "get an output encoding": true when queries are encoded as UTF-8 (no name,
-// UTF-8, UTF-16 and replacement).
-bool is_utf8_for_queries(std::string_view encoding);
-// The standard's "percent-encode after encoding" for a legacy encoding (a WHATWG name iconv
-// knows): code points the encoding lacks become "%26%23<decimal>%3B". False, with nothing
-// appended, when iconv does not know the encoding.
+// The standard's "percent-encode after encoding" for a query in a legacy encoding (a label as
+// squall/url/charset.h reads it): code points the encoding lacks become "%26%23<decimal>%3B",
+// invalid UTF-8 bytes are percent-encoded as they are. False, with nothing appended, when the
+// encoding encodes as UTF-8 (UTF-8 and UTF-16 labels, labels iconv does not know).
 bool append_encoded_in(UrlBuffer& out, std::string_view query, std::string_view encoding,
                        const EncodeSet& set);
 

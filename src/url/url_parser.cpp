@@ -475,8 +475,8 @@ void UrlParser::parse_query() {
   size_t hash = in_.find('#', p_);
   std::string_view query = in_.substr(p_, hash == std::string_view::npos ? in_.npos : hash - p_);
   const EncodeSet& set = url_.special_ ? kSpecialQuerySet : kQuerySet;
-  bool legacy = !is_utf8_for_queries(query_encoding_) && url_.special_ &&
-                url_.scheme_kind_ != UrlScheme::Ws && url_.scheme_kind_ != UrlScheme::Wss &&
+  bool legacy = !query_encoding_.empty() && url_.special_ && url_.scheme_kind_ != UrlScheme::Ws &&
+                url_.scheme_kind_ != UrlScheme::Wss &&
                 std::any_of(query.begin(), query.end(),
                             [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
   if (!legacy || !append_encoded_in(out(), query, query_encoding_, set))

@@ -26,9 +26,9 @@
 //   ASCII labels other than "xn--" bypass libidn2 (they only need lower-casing), so
 //   "-foo-.example" and "a_b.example" parse as in browsers. Bidi and joiner rules are checked per
 //   label, not across the whole domain.
-// - Legacy query encodings go through glibc's iconv under the WHATWG name given; where iconv's
-//   table differs from the Encoding Standard's (a few Shift_JIS, Big5 and GB18030 code points),
-//   the bytes differ too.
+// - Legacy query encodings other than windows-1252 go through glibc's iconv under the label given
+//   (squall/url/charset.h); where iconv's table differs from the Encoding Standard's (a few
+//   Shift_JIS, Big5 and GB18030 code points), the bytes differ too.
 // - Input is bytes: invalid UTF-8 is percent-encoded as is, where a browser would have decoded it
 //   to U+FFFD ("%EF%BF%BD") first.
 // - No setters (the standard's "state override"); build a new Url instead.
@@ -167,11 +167,12 @@ class Url {
   // Invalid UTF-8 in paths, queries and fragments is percent-encoded byte by byte (browsers would
   // see U+FFFD); in a host it makes the parse fail. Never throws except std::bad_alloc.
   //
-  // `query_encoding` is the encoding of the document the input came from, as a WHATWG encoding
-  // name ("windows-1252", "Shift_JIS", "EUC-KR", "GBK"...): as in a browser, the query of an
-  // http(s), ftp or file URL is encoded in it before percent-encoding ("?q=é" from a windows-1252
-  // page is "?q=%E9"), and characters it cannot encode become "%26%23<decimal>%3B". Empty, UTF-8,
-  // UTF-16 and names iconv does not know mean UTF-8. Only non-ASCII queries pay for it.
+  // `query_encoding` is the encoding of the document the input came from, as a label that
+  // squall/url/charset.h reads ("windows-1252", "latin1", "Shift_JIS", "EUC-KR", "GBK"...): as in
+  // a browser, the query of an http(s), ftp or file URL is encoded in it before percent-encoding
+  // ("?q=é" from a windows-1252 page is "?q=%E9"), and characters it cannot encode become
+  // "%26%23<decimal>%3B". Empty, UTF-8 and UTF-16 labels and labels iconv does not know mean
+  // UTF-8. Only non-ASCII queries pay for it.
   static UrlResult parse(std::string_view input, const Url* base = nullptr,
                          std::string_view query_encoding = {});
 
