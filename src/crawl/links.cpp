@@ -3,12 +3,10 @@
 
 #include "html_entities.h"
 #include "squall/url/ascii.h"
-
-#include <iconv.h>
+#include "squall/url/charset.h"
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cstring>
 #include <iterator>
 #include <utility>
@@ -25,35 +23,6 @@ constexpr size_t kLongestReferenceName = 32;
 
 bool is_alnum(unsigned char c) {
   return is_ascii_alpha(c) || is_ascii_digit(c);
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-// windows-1252's bytes 0x80-0x9F; 0 marks the five the Encoding Standard maps to C1 controls.
-constexpr std::array<uint16_t, 32> kWindows1252High = {
-    0x20AC, 0,      0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
-    0x2039, 0x0152, 0,      0x017D, 0,      0,      0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
-    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0,      0x017E, 0x0178};
-
-uint32_t windows1252_code_point(unsigned char b) {
-  if (b >= 0x80 && b < 0xA0 && kWindows1252High[b - 0x80] != 0) return kWindows1252High[b - 0x80];
-  return b;
 }
 
 // The numeric character reference end state: the standard's replacements.
@@ -955,115 +924,6 @@ bool is_resource_rel(std::string_view token) {
   return false;
 }
 
-enum class Encoding : uint8_t { Utf8, Windows1252, Iconv };
-
-// The Encoding Standard's labels for UTF-8 and windows-1252 (ISO-8859-1 and US-ASCII are
-// windows-1252 there); any other label goes to iconv as written.
-Encoding classify_label(std::string_view label, std::string& name) {
-  static constexpr std::string_view kUtf8[] = {
-      "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf-8",           "utf8",
-      "x-unicode20utf8",   "utf-16",        "utf-16le",      "utf-16be",        "unicodefffe",
-      "unicodefeff",       "ucs-2",         "csunicode",     "iso-10646-ucs-2", "unicode"};
-  static constexpr std::string_view k1252[] = {"ansi_x3.4-1968",
-                                               "ascii",
-                                               "cp1252",
-                                               "cp819",
-                                               "csisolatin1",
-                                               "ibm819",
-                                               "iso-8859-1",
-                                               "iso-ir-100",
-                                               "iso8859-1",
-                                               "iso88591",
-                                               "iso_8859-1",
-                                               "iso_8859-1:1987",
-                                               "l1",
-                                               "latin1",
-                                               "us-ascii",
-                                               "windows-1252",
-                                               "x-cp1252",
-                                               "x-user-defined"};
-  label = strip_ascii_whitespace(label);
-  for (std::string_view l : kUtf8) {
-    if (iequals(label, l)) {
-      name = "UTF-8";
-      return Encoding::Utf8;
-    }
-  }
-  for (std::string_view l : k1252) {
-    if (iequals(label, l)) {
-      name = "windows-1252";
-      return Encoding::Windows1252;
-    }
-  }
-  name.assign(label);
-  return Encoding::Iconv;
-}
-
-// An iconv conversion descriptor, closed on destruction.
-class Iconv {
- public:
-  Iconv(const std::string& to, const std::string& from)
-      : cd_(iconv_open(to.c_str(), from.c_str())) {}
-  ~Iconv() {
-    if (ok()) iconv_close(cd_);
-  }
-  Iconv(const Iconv&) = delete;
-  Iconv& operator=(const Iconv&) = delete;
-  bool ok() const { return cd_ != reinterpret_cast<iconv_t>(-1); }
-
-  // Converts `in`; false when some input could not be converted (output is then incomplete).
-  bool convert(std::string_view in, std::string& out, bool replace_invalid) {
-    iconv(cd_, nullptr, nullptr, nullptr, nullptr);
-    char* src = const_cast<char*>(in.data());
-    size_t left = in.size();
-    char buf[256];
-    while (left > 0) {
-      char* dst = buf;
-      size_t room = sizeof buf;
-      const size_t r = iconv(cd_, &src, &left, &dst, &room);
-      out.append(buf, static_cast<size_t>(dst - buf));
-      if (r == static_cast<size_t>(-1) && errno != E2BIG) {
-        if (!replace_invalid) return false;
-        out += "\xEF\xBF\xBD";
-        ++src;
-        --left;
-        iconv(cd_, nullptr, nullptr, nullptr, nullptr);
-      }
-    }
-    return true;
-  }
-
- private:
-  iconv_t cd_;
-};
-
-// Decodes one UTF-8 sequence at s[i]; returns its length (1 for an invalid byte, cp = byte).
-size_t next_code_point(std::string_view s, size_t i, uint32_t& cp) {
-  const unsigned char b = s[i];
-  size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
-  if (n == 0 || i + n > s.size()) {
-    cp = b;
-    return 1;
-  }
-  cp = n == 1 ? b : b & (0x7F >> n);
-  for (size_t k = 1; k < n; ++k) {
-    const unsigned char t = s[i + k];
-    if ((t & 0xC0) != 0x80) {
-      cp = b;
-      return 1;
-    }
-    cp = cp << 6 | (t & 0x3F);
-  }
-  return n;
-}
-
-void append_percent(std::string& out, unsigned char b) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  out += '%';
-  out += kHex[b >> 4];
-  out += kHex[b & 15];
-}
-
 }  // namespace
 
 void LinkTokenizer::meta(std::string_view name, std::string_view content, std::string_view charset,
@@ -1091,29 +951,17 @@ void LinkTokenizer::finish() {
   finished_ = true;
   state_ = State::Data;  // a tag open at end of file is dropped
 
-  const std::string& label = !options_.charset.empty() ? options_.charset
-                             : meta_charset_           ? *meta_charset_
-                                                       : std::string("utf-8");
-  Encoding encoding = classify_label(label, encoding_);
-  std::optional<Iconv> to_utf8;
-  std::optional<Iconv> from_utf8;
-  if (encoding == Encoding::Iconv) {
-    to_utf8.emplace("UTF-8", encoding_);
-    from_utf8.emplace(encoding_, "UTF-8");
-    if (!to_utf8->ok() || !from_utf8->ok()) {
-      encoding = Encoding::Utf8;
-      encoding_ = "UTF-8";
-    }
-  }
+  TextDecoder decoder(!options_.charset.empty() ? std::string_view(options_.charset)
+                      : meta_charset_           ? std::string_view(*meta_charset_)
+                                                : std::string_view("utf-8"));
+  encoding_ = decoder.encoding();
 
   // Attribute bytes → UTF-8 → references resolved → whitespace stripped.
+  std::string utf8;
   auto decode = [&](std::string_view bytes, bool strip = true) {
-    std::string utf8;
-    if (encoding == Encoding::Windows1252) {
-      for (unsigned char b : bytes) append_utf8(utf8, windows1252_code_point(b));
-      bytes = utf8;
-    } else if (encoding == Encoding::Iconv) {
-      to_utf8->convert(bytes, utf8, true);
+    if (!decoder.is_utf8()) {
+      utf8.clear();
+      decoder.decode(bytes, utf8);
       bytes = utf8;
     }
     std::string decoded = decode_attribute(bytes);
@@ -1128,57 +976,12 @@ void LinkTokenizer::finish() {
   };
 
   // The URL Standard encodes the query of a special URL (other than ws, wss) in the document's
-  // encoding: rewrite the input's query that way and let the parser see only ASCII there.
+  // encoding; the URL parser does, given the encoding's name.
+  const std::string_view query_encoding = decoder.is_utf8() ? std::string_view() : encoding_;
   auto parse = [&](const std::string& input, const Url* base) -> std::optional<Url> {
-    UrlResult result = Url::parse(input, base);
+    UrlResult result = Url::parse(input, base, query_encoding);
     if (!result) return std::nullopt;
-    if (encoding == Encoding::Utf8 || !result->is_special() ||
-        result->scheme_kind() == UrlScheme::Ws || result->scheme_kind() == UrlScheme::Wss) {
-      return std::move(result).value();
-    }
-    const size_t hash = input.find('#');
-    const size_t question = input.find('?');
-    if (question == std::string::npos || question > hash) return std::move(result).value();
-    const size_t query_end = hash == std::string::npos ? input.size() : hash;
-    std::string rewritten = input.substr(0, question + 1);
-    bool changed = false;
-    for (size_t i = question + 1; i < query_end;) {
-      uint32_t cp = 0;
-      const size_t n = next_code_point(input, i, cp);
-      if (cp < 0x80) {
-        rewritten += input[i];
-        i += n;
-        continue;
-      }
-      changed = true;
-      std::string bytes;
-      if (encoding == Encoding::Windows1252) {
-        if (cp >= 0xA0 && cp <= 0xFF) {
-          bytes += static_cast<char>(cp);
-        } else {
-          for (unsigned b = 0x80; b < 0xA0; ++b) {
-            if (windows1252_code_point(static_cast<unsigned char>(b)) == cp) {
-              bytes += static_cast<char>(b);
-            }
-          }
-        }
-      } else if (!from_utf8->convert(std::string_view(input).substr(i, n), bytes, false)) {
-        bytes.clear();
-      }
-      if (bytes.empty()) {
-        rewritten += "%26%23";
-        rewritten += std::to_string(cp);
-        rewritten += "%3B";
-      } else {
-        for (unsigned char b : bytes) append_percent(rewritten, b);
-      }
-      i += n;
-    }
-    if (!changed) return std::move(result).value();
-    rewritten.append(input, query_end, std::string::npos);
-    UrlResult again = Url::parse(rewritten, base);
-    if (!again) return std::nullopt;
-    return std::move(again).value();
+    return std::move(result).value();
   };
 
   if (raw_base_) base_href_ = decode(*raw_base_);

@@ -1,4 +1,6 @@
 // Percent-encoding for the URL parser: the standard's encode sets, and queries in legacy encodings.
+#include <algorithm>
+
 #include "squall/url/charset.h"
 #include "url_internal.h"
 
@@ -27,6 +29,13 @@ size_t utf8_length(std::string_view s) {
   }
   return 0;
 }
+
+// Every byte: a character's bytes percent-encoded whole.
+constexpr EncodeSet kEveryByte = [] {
+  EncodeSet set;
+  set.bits.fill(true);
+  return set;
+}();
 
 uint32_t utf8_decode(std::string_view s) {
   auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i])); };
@@ -81,7 +90,12 @@ bool append_encoded_in(UrlBuffer& out, std::string_view query, std::string_view 
     const uint32_t code_point = utf8_decode(query.substr(i, length));
     bytes.clear();
     if (encoder.encode(code_point, bytes)) {
-      append_encoded(out, bytes, set);
+      // A character with a non-ASCII byte is percent-encoded whole, so that a double-byte
+      // character's ASCII trail byte (Shift_JIS "本" is 96 7B) is not left bare beside its lead
+      // byte: "%96%7B", where the standard writes "%96{"; either reads back as the same bytes.
+      const bool non_ascii = std::any_of(
+          bytes.begin(), bytes.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+      append_encoded(out, bytes, non_ascii ? kEveryByte : set);
     } else {
       // "&#N;" is ASCII text: a stateful encoding returns to ASCII before it.
       encoder.reset(bytes);

@@ -1028,5 +1028,17 @@ TEST(Url, RejectsSomeDomainsBrowsersAcceptBecauseLibidn2AddsIdna2008Rules) {
   EXPECT_EQ(ascii->host(), std::string("-a-.b_c.").append(100, 'x'));
 }
 
+// The standard percent-encodes a legacy-encoded query byte by byte by its encode set, leaving the
+// ASCII trail byte of a double-byte character bare; here a character with a non-ASCII byte is
+// percent-encoded whole. Characters whose bytes are all ASCII (ISO-2022-JP's) follow the set.
+TEST(Url, PercentEncodesALegacyCharacterWholeWhenOneOfItsBytesIsNotAscii) {
+  auto url = Url::parse("http://a/?q=\xE6\x97\xA5\xE6\x9C\xAC", nullptr, "Shift_JIS");  // "日本"
+  ASSERT_TRUE(url.ok());
+  EXPECT_EQ(url->href(), "http://a/?q=%93%FA%96%7B");  // the standard: "%93%FA%96{"
+  auto jis = Url::parse("http://a/?\xE3\x81\x82", nullptr, "ISO-2022-JP");  // "あ"
+  ASSERT_TRUE(jis.ok());
+  EXPECT_EQ(jis->href(), "http://a/?%1B$B$%22%1B(B");
+}
+
 }  // namespace
 }  // namespace squall

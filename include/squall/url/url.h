@@ -28,7 +28,9 @@
 //   label, not across the whole domain.
 // - Legacy query encodings other than windows-1252 go through glibc's iconv under the label given
 //   (squall/url/charset.h); where iconv's table differs from the Encoding Standard's (a few
-//   Shift_JIS, Big5 and GB18030 code points), the bytes differ too.
+//   Shift_JIS, Big5 and GB18030 code points), the bytes differ too. A character whose bytes in
+//   the legacy encoding include a non-ASCII one is percent-encoded whole: Shift_JIS "本" (96 7B)
+//   is "%96%7B" where the standard keeps the ASCII trail byte ("%96{").
 // - Input is bytes: invalid UTF-8 is percent-encoded as is, where a browser would have decoded it
 //   to U+FFFD ("%EF%BF%BD") first.
 // - No setters (the standard's "state override"); build a new Url instead.
