@@ -18,6 +18,9 @@ constexpr bool is_ascii_digit(int c) noexcept {
 constexpr bool is_ascii_hex(int c) noexcept {
   return is_ascii_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
 }
+constexpr bool is_ascii_alphanumeric(int c) noexcept {
+  return is_ascii_alpha(c) || is_ascii_digit(c);
+}
 // The value of a hex digit, or -1 for any other byte.
 constexpr int hex_value(int c) noexcept {
   if (is_ascii_digit(c)) return c - '0';
