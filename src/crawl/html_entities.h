@@ -11,7 +11,7 @@ struct NamedReference {
   std::string_view utf8;  // the code points it stands for
 };
 
-// Sorted by name, so a lookup can binary-search it.
+// Sorted by name, so a lookup can binary-search it. scripts/gen_html_entities.py writes it.
 extern const NamedReference kNamedReferences[];
 constexpr size_t kNamedReferenceCount = 2231;
 
