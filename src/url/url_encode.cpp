@@ -30,13 +30,6 @@ size_t utf8_length(std::string_view s) {
   return 0;
 }
 
-// Every byte: a character's bytes percent-encoded whole.
-constexpr EncodeSet kEveryByte = [] {
-  EncodeSet set;
-  set.bits.fill(true);
-  return set;
-}();
-
 uint32_t utf8_decode(std::string_view s) {
   auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i])); };
   switch (s.size()) {
@@ -50,6 +43,13 @@ uint32_t utf8_decode(std::string_view s) {
       return (b(0) & 0x07) << 18 | (b(1) & 0x3F) << 12 | (b(2) & 0x3F) << 6 | (b(3) & 0x3F);
   }
 }
+
+// Every byte: a character's bytes percent-encoded whole.
+constexpr EncodeSet kEveryByte = [] {
+  EncodeSet set;
+  set.bits.fill(true);
+  return set;
+}();
 
 }  // namespace
 

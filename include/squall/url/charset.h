@@ -81,8 +81,8 @@ class TextEncoder {
   // character set.
   bool encode(uint32_t code_point, std::string& out);
   // Appends what takes a stateful encoding back to its initial state (ISO-2022-JP's escape to
-  // ASCII), nothing for every other encoding. Text that follows must not assume any other state:
-  // call it before writing ASCII of one's own, and at the end.
+  // ASCII), nothing for every other encoding: call it after the last character, and before any
+  // text of one's own between characters.
   void reset(std::string& out);
 
  private:
