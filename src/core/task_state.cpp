@@ -42,6 +42,18 @@ TaskState* current_task() noexcept {
   return running_task;
 }
 
+void throw_empty_task(const char* operation) {
+  throw InvalidStateError(std::string(operation) +
+                          " of an empty Task (default-constructed, moved from or already "
+                          "spawned): it has no coroutine to run");
+}
+
+void throw_task_awaited_again(const char* operation) {
+  throw InvalidStateError(std::string(operation) +
+                          " of a Task that was already awaited: a task runs once, so keep "
+                          "the result of the first co_await");
+}
+
 void PromiseBase::on_final() noexcept {
   if (continuation_) {
     transfer_to(continuation_);

@@ -1,4 +1,5 @@
-// Task<T>: laziness, values, exceptions through nested awaits, and flat stacks.
+// Task<T>: laziness, values, exceptions through nested awaits, flat stacks, and the errors for
+// tasks that cannot run (empty or already awaited).
 #include "squall/core/task.h"
 #include "squall/core/spawn.h"
 
@@ -6,12 +7,14 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "support/loop_fixture.h"
 
 namespace squall {
 namespace {
 
+using namespace std::chrono_literals;
 using test::LoopTest;
 using TaskTest = LoopTest;
 
@@ -115,6 +118,110 @@ TEST_F(TaskTest, ASpawnedReadyTaskFinishes) {
     EXPECT_TRUE(handle.done());
   };
   run(body());
+}
+
+// The InvalidStateError that `fn` throws, or a failure if it throws nothing or something else.
+template <class Fn>
+std::string invalid_state_message(Fn&& fn) {
+  try {
+    fn();
+  } catch (const InvalidStateError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no InvalidStateError was thrown";
+  return "";
+}
+
+// The message of the InvalidStateError that awaiting `task` throws in a task of its own.
+template <class T>
+Task<std::string> await_error(Task<T>& task) {
+  try {
+    co_await task;
+  } catch (const InvalidStateError& e) {
+    co_return e.what();
+  }
+  co_return "no InvalidStateError was thrown";
+}
+
+TEST_F(TaskTest, AwaitingADefaultConstructedTaskThrowsInsteadOfCrashing) {
+  Task<int> value;
+  Task<void> nothing;
+  EXPECT_NE(run(await_error(value)).find("co_await of an empty Task"), std::string::npos);
+  EXPECT_NE(run(await_error(nothing)).find("co_await of an empty Task"), std::string::npos);
+}
+
+TEST_F(TaskTest, AwaitingAMovedFromTaskThrowsInsteadOfCrashing) {
+  Task<int> value = forty_two();
+  Task<int> value_owner = std::move(value);
+  Task<void> nothing = Task<void>::ready();
+  Task<void> nothing_owner = std::move(nothing);
+  EXPECT_NE(run(await_error(value)).find("empty Task"), std::string::npos);
+  EXPECT_NE(run(await_error(nothing)).find("empty Task"), std::string::npos);
+  EXPECT_EQ(run(std::move(value_owner)), 42) << "the task moved to still runs";
+}
+
+TEST_F(TaskTest, AwaitingATaskTwiceThrows) {
+  int runs = 0;
+  auto count = [](int& n) -> Task<int> { co_return ++n; };
+  auto body = [&]() -> Task<void> {
+    Task<int> task = count(runs);
+    EXPECT_EQ(co_await task, 1);
+    EXPECT_NE((co_await await_error(task)).find("already awaited"), std::string::npos);
+    Task<void> thrower_task = thrower();
+    EXPECT_THROW(co_await thrower_task, std::runtime_error);
+    EXPECT_THROW(co_await std::move(thrower_task), InvalidStateError);
+  };
+  run(body());
+  EXPECT_EQ(runs, 1) << "the finished frame must not be resumed";
+}
+
+TEST_F(TaskTest, AwaitingATaskThatAnotherTaskIsAwaitingThrows) {
+  auto slow = []() -> Task<int> {
+    co_await sleep(1ms);
+    co_return 7;
+  };
+  auto body = [&]() -> Task<void> {
+    Task<int> task = slow();
+    auto first = [](Task<int>& t) -> Task<int> { co_return co_await t; };
+    auto waiting = spawn(first(task));
+    co_await sleep(0s);  // `first` is now suspended inside `task`
+    EXPECT_NE((co_await await_error(task)).find("already awaited"), std::string::npos);
+    EXPECT_EQ(co_await waiting, 7) << "the first awaiter still gets the value";
+  };
+  run(body());
+}
+
+TEST_F(TaskTest, AReadyTaskCanBeAwaitedAgain) {
+  auto body = []() -> Task<int> {
+    Task<void> ready = Task<void>::ready();
+    co_await ready;
+    co_await ready;
+    co_return 1;
+  };
+  EXPECT_EQ(run(body()), 1);
+}
+
+TEST_F(TaskTest, SpawningAnEmptyTaskThrowsAndStartsNothing) {
+  Task<int> moved = forty_two();
+  Task<int> owner = std::move(moved);
+  EXPECT_NE(invalid_state_message([&] { (void)spawn(std::move(moved)); }).find("spawn of an empty"),
+            std::string::npos);
+  EXPECT_NE(invalid_state_message([] { (void)spawn(Task<void>()); }).find("spawn of an empty"),
+            std::string::npos);
+  EXPECT_THROW(run(Task<int>()), InvalidStateError);
+  EXPECT_EQ(loop_->task_count(), 0u);
+  EXPECT_EQ(run(std::move(owner)), 42);
+}
+
+TEST_F(TaskTest, SpawningAnAwaitedTaskThrowsAndStartsNothing) {
+  auto body = []() -> Task<void> {
+    Task<int> task = forty_two();
+    EXPECT_EQ(co_await task, 42);
+    EXPECT_NE(invalid_state_message([&] { (void)spawn(std::move(task)); }).find("already awaited"),
+              std::string::npos);
+  };
+  run(body());
+  EXPECT_EQ(loop_->task_count(), 0u);
 }
 
 }  // namespace

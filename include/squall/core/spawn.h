@@ -165,15 +165,15 @@ class TaskHandle : public AnyTaskHandle {
 };
 
 // Starts `task` on `loop` (the current loop by default): it first runs on the loop's next
-// iteration, after the callbacks already queued, as gevent's spawn does.
+// iteration, after the callbacks already queued, as gevent's spawn does. InvalidStateError,
+// starting nothing, if the task is empty (default-constructed, moved from, already spawned) or
+// was already awaited.
 template <class T>
 TaskHandle<T> spawn(Task<T> task, Loop& loop) {
-  if constexpr (std::is_void_v<T>) {
-    if (!task) task = detail::finished_task();
-  }
+  auto frame = task.root_frame();
   auto* state = new detail::TypedTaskState<T>(loop);
   detail::TaskRef ref(state);
-  auto frame = task.release();
+  task.release();
   frame.promise().set_root(state);
   state->start(frame);
   return TaskHandle<T>(std::move(ref));
@@ -188,7 +188,8 @@ TaskHandle<T> spawn(Task<T> task) {
 // exception. Throws TimeoutError if `timeout` passes first, and WouldBlockForeverError if the
 // task waits while the loop has nothing left that could wake it (no ready callbacks, timers,
 // watched descriptors, KeepAlive or cross-thread callbacks): gevent's LoopExit. In both cases
-// the task is killed first and the loop runs until it has unwound.
+// the task is killed first and the loop runs until it has unwound. A task spawn refuses
+// (empty, or already awaited) is InvalidStateError, as from spawn.
 template <class T>
 T run_sync(Task<T> task, Timeout timeout = {}) {
   Loop& loop = Loop::current();

@@ -7,9 +7,14 @@
 // exception escaping the coroutine is rethrown to the awaiter. Control passes between a task
 // and the one awaiting it by symmetric transfer through a trampoline, so a chain of any length
 // of tasks that complete without suspending does not grow the stack.
+//
+// A task runs once. Awaiting or spawning an empty task (default-constructed, moved from, or
+// already spawned), or one that was already awaited, throws InvalidStateError in the caller
+// and runs nothing. A task is awaited and destroyed on the thread of the loop that runs it.
 #pragma once
 
 #include <coroutine>
+#include <cstdint>
 #include <exception>
 #include <optional>
 #include <type_traits>
@@ -24,6 +29,13 @@ template <class T = void>
 class Task;
 
 namespace detail {
+
+// InvalidStateError for `operation` ("co_await", "spawn") on a task that cannot run: empty,
+// or already awaited. Out of line, so that the await path inlines its checks and no more.
+[[noreturn]] void throw_empty_task(const char* operation);
+[[noreturn]] void throw_task_awaited_again(const char* operation);
+
+Task<void> finished_task();
 
 class PromiseBase {
  public:
@@ -105,11 +117,14 @@ class [[nodiscard]] Task {
   using promise_type = detail::TaskPromise<T>;
   using value_type = T;
 
+  // An empty task: no coroutine. Something to assign a task to; awaiting or spawning it
+  // throws InvalidStateError.
   Task() noexcept = default;
+  // The moved-from task is left empty.
   Task(Task&& other) noexcept : h_(std::exchange(other.h_, nullptr)) {}
   Task& operator=(Task&& other) noexcept {
     if (this != &other) {
-      if (h_) h_.destroy();
+      if (owns_frame(h_)) h_.destroy();
       h_ = std::exchange(other.h_, nullptr);
     }
     return *this;
@@ -118,23 +133,30 @@ class [[nodiscard]] Task {
   Task& operator=(const Task&) = delete;
   // Destroying a task that never ran, or that finished, frees its frame.
   ~Task() {
-    if (h_) h_.destroy();
+    if (owns_frame(h_)) h_.destroy();
   }
 
   // A Task<void> that has already finished and has no coroutine frame: what a function on a
-  // hot path returns when it has nothing to wait for. Awaiting it costs nothing; spawning it
-  // gives a task that finishes at once.
-  static Task ready() noexcept requires std::is_void_v<T> { return Task(); }
+  // hot path returns when it has nothing to wait for. Awaiting it costs nothing, and with no
+  // frame to protect it may be awaited any number of times; spawning it gives a task that
+  // finishes at once.
+  static Task ready() noexcept requires std::is_void_v<T> { return Task(ready_mark()); }
 
-  // True while the task owns a coroutine frame (false for ready() and moved-from tasks).
-  explicit operator bool() const noexcept { return static_cast<bool>(h_); }
+  // True while the task owns a coroutine frame (false for ready() and empty tasks).
+  explicit operator bool() const noexcept { return owns_frame(h_); }
 
   class Awaiter {
    public:
     explicit Awaiter(std::coroutine_handle<promise_type> h) noexcept : h_(h) {}
-    bool await_ready() const noexcept {
-      if constexpr (std::is_void_v<T>) return !h_;
-      return false;
+    // InvalidStateError for an empty task or one already awaited, before anything runs.
+    bool await_ready() const {
+      if (owns_frame(h_)) [[likely]] {
+        if (h_.promise().continuation_) [[unlikely]]
+          detail::throw_task_awaited_again("co_await");
+        return false;
+      }
+      if (std::is_void_v<T> && h_) return true;  // ready()
+      detail::throw_empty_task("co_await");
     }
     void await_suspend(std::coroutine_handle<> awaiting) noexcept {
       h_.promise().continuation_ = awaiting;
@@ -142,7 +164,7 @@ class [[nodiscard]] Task {
     }
     T await_resume() {
       if constexpr (std::is_void_v<T>) {
-        if (h_) h_.promise().result();
+        if (owns_frame(h_)) h_.promise().result();
       } else {
         return h_.promise().result();
       }
@@ -153,15 +175,37 @@ class [[nodiscard]] Task {
   };
 
   // Runs the task to completion inside the awaiting one; its result or exception comes back.
+  // Throws InvalidStateError, running nothing, if the task is empty or was already awaited.
   Awaiter operator co_await() && noexcept { return Awaiter{h_}; }
   Awaiter operator co_await() & noexcept { return Awaiter{h_}; }
 
-  // For spawn: gives up ownership of the frame.
+  // For spawn, which takes the frame in two steps so that nothing leaks if it fails between
+  // them: root_frame() is the frame a spawned task runs (a ready() task first becomes one that
+  // finishes at once) and throws InvalidStateError for an empty task or one already awaited;
+  // release() then gives up ownership of it.
+  std::coroutine_handle<promise_type> root_frame() {
+    if constexpr (std::is_void_v<T>) {
+      if (h_ == ready_mark()) *this = detail::finished_task();
+    }
+    if (!owns_frame(h_)) detail::throw_empty_task("spawn");
+    if (h_.promise().continuation_) detail::throw_task_awaited_again("spawn");
+    return h_;
+  }
   std::coroutine_handle<promise_type> release() noexcept { return std::exchange(h_, nullptr); }
 
  private:
   friend class detail::TaskPromise<T>;
   explicit Task(std::coroutine_handle<promise_type> h) noexcept : h_(h) {}
+
+  // h_ is null (an empty task), the mark of ready() (Task<void> only), or an owned frame; the
+  // mark sits just above null so that one comparison tells a frame from both.
+  static std::coroutine_handle<promise_type> ready_mark() noexcept {
+    return std::coroutine_handle<promise_type>::from_address(reinterpret_cast<void*>(1));
+  }
+  static bool owns_frame(std::coroutine_handle<promise_type> h) noexcept {
+    return reinterpret_cast<uintptr_t>(h.address()) > 1;
+  }
+
   std::coroutine_handle<promise_type> h_;
 };
 
