@@ -59,11 +59,7 @@ class QueueWait final : public squall::detail::Waiter {
   QueueWait(squall::detail::IntrusiveList<Waiter>& queue, TimePoint deadline) noexcept
       : queue_(queue), deadline_(deadline) {}
   bool await_ready() const noexcept { return false; }
-  bool await_suspend(std::coroutine_handle<> h) {
-    if (!suspend(h, deadline_)) return false;
-    queue_.push_back(*this);
-    return true;
-  }
+  bool await_suspend(std::coroutine_handle<> h) { return suspend_in(queue_, h, deadline_); }
   // True when the deadline passed. A kill is rethrown by finish(); the caller gives back a slot
   // it was granted just before.
   bool await_resume() { return finish(); }

@@ -22,11 +22,7 @@ class SlotWait final : public Waiter {
   SlotWait(IntrusiveList<Waiter>& list, TimePoint deadline) noexcept
       : list_(list), deadline_(deadline) {}
   bool await_ready() const noexcept { return false; }
-  bool await_suspend(std::coroutine_handle<> h) {
-    if (!suspend(h, deadline_)) return false;
-    list_.push_back(*this);
-    return true;
-  }
+  bool await_suspend(std::coroutine_handle<> h) { return suspend_in(list_, h, deadline_); }
   // True when the deadline passed.
   bool await_resume() { return finish(); }
 

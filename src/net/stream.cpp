@@ -327,11 +327,7 @@ class ReadWait final : public Waiter {
  public:
   explicit ReadWait(StreamCore& c) noexcept : c_(c) {}
   bool await_ready() const noexcept { return c_.closed_; }
-  bool await_suspend(std::coroutine_handle<> h) {
-    if (!suspend(h)) return false;
-    c_.readers_.push_back(*this);
-    return true;
-  }
+  bool await_suspend(std::coroutine_handle<> h) { return suspend_in(c_.readers_, h); }
   void await_resume() { finish(); }
 
  private:
@@ -346,9 +342,7 @@ class WriteWait final : public Waiter {
   WriteWait(StreamCore& c, size_t threshold) noexcept : c_(c), threshold_(threshold) {}
   bool await_ready() const noexcept { return c_.closed_ || c_.pending_ <= threshold_; }
   bool await_suspend(std::coroutine_handle<> h) {
-    if (!suspend(h, c_.write_deadline())) return false;
-    c_.writers_.push_back(*this);
-    return true;
+    return suspend_in(c_.writers_, h, c_.write_deadline());
   }
   // Throws (and closes the stream) when write_timeout passed first.
   void await_resume() {
@@ -488,9 +482,7 @@ class WritableWait final : public Waiter {
   explicit WritableWait(StreamCore& c) noexcept : c_(c) {}
   bool await_ready() const noexcept { return c_.closed_; }
   bool await_suspend(std::coroutine_handle<> h) {
-    if (!suspend(h, c_.write_deadline())) return false;
-    c_.write_ready_.push_back(*this);
-    return true;
+    return suspend_in(c_.write_ready_, h, c_.write_deadline());
   }
   // Throws (and closes the stream) when write_timeout passed first.
   void await_resume() {

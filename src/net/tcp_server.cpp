@@ -50,9 +50,7 @@ class IdleWait final : public Waiter {
   IdleWait(ServerState& s, TimePoint deadline) noexcept : s_(s), deadline_(deadline) {}
   bool await_ready() const noexcept { return s_.connections.empty(); }
   bool await_suspend(std::coroutine_handle<> h) {
-    if (!suspend(h, deadline_)) return false;
-    s_.idle_waiters.push_back(*this);
-    return true;
+    return suspend_in(s_.idle_waiters, h, deadline_);
   }
   bool await_resume() {
     finish();

@@ -17,9 +17,7 @@ class Condition {
     Awaiter(Condition& cond, TimePoint deadline) noexcept : cond_(cond), deadline_(deadline) {}
     bool await_ready() const noexcept { return false; }
     bool await_suspend(std::coroutine_handle<> h) {
-      if (!suspend(h, deadline_)) return false;
-      cond_.waiters_.push_back(*this);
-      return true;
+      return suspend_in(cond_.waiters_, h, deadline_);
     }
     // True if notified, false if the time limit passed (Tornado's contract: no exception).
     bool await_resume() { return !finish(); }

@@ -17,9 +17,7 @@ class Event {
     Awaiter(Event& event, TimePoint deadline) noexcept : event_(event), deadline_(deadline) {}
     bool await_ready() const noexcept { return event_.set_; }
     bool await_suspend(std::coroutine_handle<> h) {
-      if (!suspend(h, deadline_)) return false;
-      event_.waiters_.push_back(*this);
-      return true;
+      return suspend_in(event_.waiters_, h, deadline_);
     }
     void await_resume() {
       if (finish()) throw TimeoutError("Event.wait: the event was not set in time");

@@ -109,11 +109,7 @@ class Future {
    public:
     explicit Awaiter(detail::StateRef<T> s) noexcept : s_(std::move(s)) {}
     bool await_ready() const noexcept { return s_->done; }
-    bool await_suspend(std::coroutine_handle<> h) {
-      if (!suspend(h)) return false;
-      s_->waiters.push_back(*this);
-      return true;
-    }
+    bool await_suspend(std::coroutine_handle<> h) { return suspend_in(s_->waiters, h); }
     T await_resume() {
       finish();
       if (s_->error) std::rethrow_exception(s_->error);

@@ -48,9 +48,7 @@ class Lock {
       return true;
     }
     bool await_suspend(std::coroutine_handle<> h) {
-      if (!suspend(h, deadline_)) return false;
-      lock_.waiters_.push_back(*this);
-      return true;
+      return suspend_in(lock_.waiters_, h, deadline_);
     }
     void await_resume() {
       if (finish()) throw TimeoutError("Lock.acquire: the lock was not released in time");

@@ -97,11 +97,7 @@ class BasicQueue {
       slot_.emplace(q_.take());
       return true;
     }
-    bool await_suspend(std::coroutine_handle<> h) {
-      if (!suspend(h, deadline_)) return false;
-      q_.getters_.push_back(*this);
-      return true;
-    }
+    bool await_suspend(std::coroutine_handle<> h) { return suspend_in(q_.getters_, h, deadline_); }
     T await_resume() {
       finish();  // rethrows a kill that interrupted the wait
       // No item and no kill: the time limit passed.
@@ -128,11 +124,7 @@ class BasicQueue {
       }
       return false;
     }
-    bool await_suspend(std::coroutine_handle<> h) {
-      if (!suspend(h, deadline_)) return false;
-      q_.putters_.push_back(*this);
-      return true;
-    }
+    bool await_suspend(std::coroutine_handle<> h) { return suspend_in(q_.putters_, h, deadline_); }
     void await_resume() {
       finish();  // rethrows a kill that interrupted the wait
       // Not inserted and no kill: the time limit passed.

@@ -22,9 +22,7 @@ class Semaphore {
       return true;
     }
     bool await_suspend(std::coroutine_handle<> h) {
-      if (!suspend(h, deadline_)) return false;
-      sem_.waiters_.push_back(*this);
-      return true;
+      return suspend_in(sem_.waiters_, h, deadline_);
     }
     void await_resume() {
       if (finish()) throw TimeoutError("Semaphore.acquire: no slot became free in time");

@@ -39,7 +39,8 @@ inline int64_t& live_frames() noexcept {
 
 // A suspension point: where a task waits, and what a kill or a timeout interrupts.
 // Every awaitable squall provides is one, embedded in the awaiter (so in the coroutine frame).
-// Life cycle: suspend() → [wake() | time limit | kill] → the coroutine resumes → finish().
+// Life cycle: suspend() or suspend_in() → [wake() | time limit | kill] → the coroutine resumes
+// → finish().
 class Waiter : public ListHook<Waiter>, private TimerEntry {
  public:
   Waiter() = default;
@@ -48,6 +49,16 @@ class Waiter : public ListHook<Waiter>, private TimerEntry {
   // From await_suspend: registers `h` and arms the time limit. Returns false when a kill is
   // already pending: then the caller must not suspend, and finish() throws it.
   bool suspend(std::coroutine_handle<> h, TimePoint deadline = TimePoint::max());
+  // From await_suspend, when whoever completes the wait keeps its waiters in a list: suspend(),
+  // then join the end of `line`. Returns what suspend() returns; on false the waiter stays out
+  // of the line. Waking, a kill or the time limit take it out again. Always inlined: GCC
+  // otherwise keeps it out of line from large coroutine bodies, a call more per wait.
+  [[gnu::always_inline]] bool suspend_in(IntrusiveList<Waiter>& line, std::coroutine_handle<> h,
+                                         TimePoint deadline = TimePoint::max()) {
+    if (!suspend(h, deadline)) return false;
+    line.push_back(*this);
+    return true;
+  }
   // The wait completed: stop the timer, leave any list, resume the coroutine on the loop soon.
   void wake() noexcept;
   // Resume soon without completing: still interruptible until it runs (sleep(0)).
