@@ -4,10 +4,12 @@
 
 #include <iostream>
 
-#include "squall/cli/commands.h"
-#include "squall/cli/crawl.h"
-#include "squall/cli/fetch.h"
-#include "squall/cli/serve.h"
+#include "squall/cli/crawl_command.h"
+#include "squall/cli/fetch_command.h"
+#include "squall/cli/links_command.h"
+#include "squall/cli/robots_command.h"
+#include "squall/cli/serve_command.h"
+#include "squall/cli/url_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <ostream>
 
-#include "squall/cli/crawl.h"
+#include "squall/cli/crawl_command.h"
 #include "squall/core.h"
 
 namespace squall::cli {

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "squall/cli/fetch.h"
+#include "squall/cli/fetch_command.h"
 #include "squall/core.h"
 #include "squall/http/client.h"
 #include "squall/http/decode.h"

@@ -3,7 +3,7 @@
 #include <istream>
 #include <ostream>
 
-#include "squall/cli/commands.h"
+#include "squall/cli/links_command.h"
 #include "squall/crawl/links.h"
 #include "squall/url/url.h"
 

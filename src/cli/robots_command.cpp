@@ -4,7 +4,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "squall/cli/commands.h"
+#include "squall/cli/robots_command.h"
 #include "squall/crawl/robots.h"
 #include "squall/url/url.h"
 

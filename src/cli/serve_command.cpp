@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "squall/cli/serve.h"
+#include "squall/cli/serve_command.h"
 #include "squall/core/error.h"
 #include "squall/http/server.h"
 #include "squall/http/static_files.h"

@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "squall/cli/commands.h"
+#include "squall/cli/url_command.h"
 #include "squall/url/url.h"
 
 namespace squall::cli {

@@ -1,5 +1,7 @@
-// The url and robots subcommands: what they print and the exit status they return.
-#include "squall/cli/commands.h"
+// The url, robots and links subcommands: what they print and the exit status they return.
+#include "squall/cli/links_command.h"
+#include "squall/cli/robots_command.h"
+#include "squall/cli/url_command.h"
 
 #include <gtest/gtest.h>
 

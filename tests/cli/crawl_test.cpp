@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "squall/cli/crawl.h"
+#include "squall/cli/crawl_command.h"
 #include "squall/crawl/store.h"
 #include "support/process.h"
 #include "support/site.h"

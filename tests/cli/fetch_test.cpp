@@ -1,5 +1,5 @@
 // `squall fetch` against real peers on loopback (httpbin, nginx): output, flags and exit statuses.
-#include "squall/cli/fetch.h"
+#include "squall/cli/fetch_command.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "squall/cli/commands.h"
+#include "squall/cli/url_command.h"
 #include "support/process.h"
 
 namespace squall::cli {

@@ -1,6 +1,6 @@
 // Tests for `squall serve`: the built command serving a directory to curl, and run_serve's
 // refusals.
-#include "squall/cli/serve.h"
+#include "squall/cli/serve_command.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
