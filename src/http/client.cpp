@@ -34,16 +34,7 @@ ClientCore::ClientCore(ClientOptions o, Loop& l)
   if (options.max_clients == 0) throw InvalidArgumentError("ClientOptions: max_clients is 0");
 }
 
-Target::Target(Url parsed)
-    : url(std::move(parsed)),
-      https(url.scheme_kind() == UrlScheme::Https),
-      host(url.hostname_for_connect()),
-      port(url.effective_port().value_or(https ? 443 : 80)),
-      authority(url.host()) {
-  if (auto explicit_port = url.port()) {
-    authority += ':';
-    authority += std::to_string(*explicit_port);
-  }
+Target::Target(Url parsed) : url(std::move(parsed)) {
   if (url.has_credentials()) {
     user = percent_decode(url.username());
     if (!url.password().empty()) password = percent_decode(url.password());
@@ -68,8 +59,8 @@ std::optional<Target> Target::parse(std::string_view text, std::string& error) {
 }
 
 std::string Target::origin() const {
-  std::string o(https ? "https://" : "http://");
-  o += authority;
+  std::string o(https() ? "https://" : "http://");
+  o += authority();
   return o;
 }
 
@@ -264,7 +255,7 @@ std::optional<Failure> first_hop(const HttpRequest& req, const Settings& s,
   Hop& hop = out.emplace(Hop{std::move(*target)});
   if (!s.proxy.empty()) {
     std::optional<Target> proxy = Target::parse(s.proxy, bad);
-    if (!proxy || proxy->https) {
+    if (!proxy || proxy->https()) {
       return Failure{ErrorKind::InvalidArgument,
                      "bad proxy '" + std::string(s.proxy) +
                          "': " + (proxy ? "only http:// proxies are supported" : bad)};
@@ -467,10 +458,11 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
         }
       } catch (const StaleConnection& e) {
         empty_reply = !e.cause;
-        attempt_error = e.cause ? e.cause
-                                : std::make_exception_ptr(NetError(
-                                      ErrorKind::Closed, NetPhase::Read, hop.target.authority,
-                                      "the server closed the connection without answering"));
+        attempt_error =
+            e.cause ? e.cause
+                    : std::make_exception_ptr(NetError(
+                          ErrorKind::Closed, NetPhase::Read, std::string(hop.target.authority()),
+                          "the server closed the connection without answering"));
       } catch (...) {
         attempt_error = std::current_exception();
       }
@@ -483,7 +475,7 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
         }
         empty_reply = true;
         attempt_error = std::make_exception_ptr(
-            NetError(ErrorKind::Closed, NetPhase::Read, hop.target.authority,
+            NetError(ErrorKind::Closed, NetPhase::Read, std::string(hop.target.authority()),
                      "a kept-alive connection was closed by the server before it answered" +
                          std::string(replayable ? " (twice)"
                                                 : "; the request is not idempotent, so it is "

@@ -33,11 +33,7 @@ class FixedResolver final : public Resolver {
 
 // Opens a CONNECT tunnel through the proxy on `stream` to the hop's origin.
 Task<void> open_tunnel(Stream& stream, const Hop& hop, const Settings& s) {
-  std::string authority = hop.target.host.find(':') != std::string::npos
-                              ? "[" + hop.target.host + "]"
-                              : hop.target.host;
-  authority += ':';
-  authority += std::to_string(hop.target.port);
+  std::string authority = hop.target.url.host_port();  // host:port, IPv6 in brackets
   std::string head = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n";
   if (!hop.proxy_authorization.empty()) {
     head += "Proxy-Authorization: ";
@@ -83,10 +79,11 @@ Task<std::unique_ptr<PooledConnection>> open_connection(ClientCore& c, const Hop
   TimePoint t0 = Loop::time();
   std::vector<Address> addresses;
   try {
-    addresses = co_await with_deadline(deadline, c.resolver().resolve(to.host, to.port));
+    addresses =
+        co_await with_deadline(deadline, c.resolver().resolve(std::string(to.host()), to.port()));
   } catch (const TimeoutError&) {
     if (Loop::time() < deadline) throw;
-    throw NetError(ErrorKind::Timeout, NetPhase::Resolve, to.authority,
+    throw NetError(ErrorKind::Timeout, NetPhase::Resolve, std::string(to.authority()),
                    "Timeout while connecting: no address within " + milliseconds(deadline - t0));
   }
   TimePoint t1 = Loop::time();
@@ -96,11 +93,11 @@ Task<std::unique_ptr<PooledConnection>> open_connection(ClientCore& c, const Hop
   options.timeout = std::max(Duration::zero(), deadline - t1);
   options.resolver = &fixed;
   options.stream.max_buffer_size = c.options.max_buffer_size;
-  Stream stream = co_await tcp_connect(to.host, to.port, options);
+  Stream stream = co_await tcp_connect(std::string(to.host()), to.port(), options);
   TimePoint t2 = Loop::time();
   times.connect = t2 - t1;
   c.stats.connections_opened++;
-  if (hop.target.https) {
+  if (hop.target.https()) {
     auto secure = [&]() -> Task<Stream> {
       if (hop.proxy) co_await open_tunnel(stream, hop, s);
       TlsClientOptions tls;
@@ -109,15 +106,16 @@ Task<std::unique_ptr<PooledConnection>> open_connection(ClientCore& c, const Hop
       tls.cert_file.assign(s.client_cert);
       tls.key_file.assign(s.client_key);
       tls.alpn = {"http/1.1"};
-      if (hop.proxy) tls.session_key = hop.target.host + ":" + std::to_string(hop.target.port);
-      co_return co_await start_tls(std::move(stream), hop.target.host, std::move(tls));
+      if (hop.proxy) tls.session_key = hop.target.url.host_port();
+      co_return co_await start_tls(std::move(stream), std::string(hop.target.host()),
+                                   std::move(tls));
     };
     try {
       stream = co_await with_deadline(deadline, secure());
     } catch (const TimeoutError&) {
       if (Loop::time() < deadline) throw;
       throw NetError(
-          ErrorKind::Timeout, NetPhase::Tls, hop.target.authority,
+          ErrorKind::Timeout, NetPhase::Tls, std::string(hop.target.authority()),
           "Timeout while connecting: no TLS session within " + milliseconds(deadline - t0));
     }
     times.tls = Loop::time() - t2;
@@ -134,7 +132,7 @@ std::string pool_key(const Target& t, const Settings& s) {
     key += '|';
     key += s.proxy;
   }
-  if (t.https) {
+  if (t.https()) {
     key += s.validate_cert ? "|verify:" : "|noverify:";
     key += s.ca_certs;
     key += '|';

@@ -74,7 +74,7 @@ std::string build_head(const ClientCore& c, const HttpRequest& req, const Settin
     head += value;
     head += "\r\n";
   };
-  if (!hop.headers->contains("Host")) field("Host", hop.target.authority);
+  if (!hop.headers->contains("Host")) field("Host", hop.target.authority());
   if (!hop.headers->contains("User-Agent")) field("User-Agent", s.user_agent);
   if (hop.forwarded() && !hop.proxy_authorization.empty() &&
       !hop.headers->contains("Proxy-Authorization"))
@@ -251,23 +251,19 @@ NetError body_error(const Stream& stream, const BodyReader& body, ParseStatus st
 
 // Straight into the body string: what is buffered first, then reads into the string itself.
 Task<void> read_length_direct(Stream& stream, BodyReader& body, HttpResponse& r) {
-  uint64_t remaining = body.remaining();
-  size_t have = std::min<uint64_t>(remaining, stream.buffered().size());
   size_t base = r.body.size();
-  r.body.resize(base + remaining);
+  r.body.resize(base + body.remaining());
+  size_t have = std::min<uint64_t>(body.remaining(), stream.buffered().size());
   std::memcpy(r.body.data() + base, stream.buffered().data(), have);
   stream.consume(have);
   body.took(have);
-  size_t got = have;
   try {
-    while (got < remaining) {
-      size_t n = co_await stream.read_into(
-          std::span<char>(r.body.data() + base + got, remaining - got), true);
-      body.took(n);
-      got += n;
+    while (!body.done()) {
+      body.took(co_await stream.read_into(
+          std::span<char>(r.body.data() + base + body.received(), body.remaining()), true));
     }
   } catch (const NetError& e) {
-    r.body.resize(base + got);
+    r.body.resize(base + body.received());
     if (e.kind() == ErrorKind::Closed) throw body_error(stream, body, ParseStatus::Incomplete);
     throw;
   }

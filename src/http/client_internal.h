@@ -37,19 +37,21 @@ struct Target {
   static std::optional<Target> parse(std::string_view text, std::string& error);
 
   Url url;
-  bool https = false;
-  std::string host;       // as the resolver and TLS take it: IPv6 without brackets
-  uint16_t port = 80;     // the effective port
-  std::string authority;  // the Host field: host[:port], brackets kept, default port left out
   std::optional<std::string> user, password;  // from userinfo, percent-decoded
 
+  bool https() const noexcept { return url.scheme_kind() == UrlScheme::Https; }
+  // As the resolver and TLS take it: IPv6 without brackets.
+  std::string_view host() const noexcept { return url.hostname_for_connect(); }
+  uint16_t port() const noexcept { return *url.effective_port(); }
+  // The Host field: host[:port], brackets kept, default port left out.
+  std::string_view authority() const noexcept { return url.host_and_port(); }
   // origin-form: "/path?query".
   std::string_view path() const noexcept { return url.request_target(); }
   // The URL without its fragment, as the response's effective_url.
   std::string_view href() const noexcept { return url.dedup_key(); }
   std::string origin() const;
   bool same_origin(const Target& other) const noexcept {
-    return https == other.https && host == other.host && port == other.port;
+    return https() == other.https() && host() == other.host() && port() == other.port();
   }
 };
 
@@ -151,7 +153,7 @@ struct Hop {
   std::string proxy_authorization;  // "Basic ..." for Proxy-Authorization, or empty
   // An http URL through a proxy: the request line carries the absolute URL and the proxy's
   // credentials. (An https URL tunnels: the origin sees an ordinary request.)
-  bool forwarded() const noexcept { return proxy && !target.https; }
+  bool forwarded() const noexcept { return proxy && !target.https(); }
 };
 
 // How an exchange ended, beyond the response fields.

@@ -774,6 +774,22 @@ TEST(Url, ReportsNoPortWhenTheDefaultIsUsedButConnectsToTheDefault) {
   EXPECT_EQ(https->host_port(), "example.com:443");
 }
 
+TEST(Url, HostAndPortIsTheHostFieldWithoutUserinfoOrDefaultPort) {
+  for (auto [input, expected] : std::vector<std::pair<const char*, const char*>>{
+           {"http://user:pw@Example.COM:80/x", "example.com"},
+           {"http://example.com:8080/x?q", "example.com:8080"},
+           {"https://[::1]:443/", "[::1]"},
+           {"https://[::1]:8443", "[::1]:8443"},
+           {"http://0x7f.1:81/", "127.0.0.1:81"},
+           {"mailto:x@y", ""},
+           {"file:///etc/hosts", ""},
+       }) {
+    auto url = Url::parse(input);
+    ASSERT_TRUE(url.ok()) << input;
+    EXPECT_EQ(url->host_and_port(), expected) << input;
+  }
+}
+
 TEST(Url, GivesIpv6HostsWithoutBracketsToTheResolver) {
   auto url = Url::parse("http://[2001:db8::1]:8080/");
   ASSERT_TRUE(url.ok());

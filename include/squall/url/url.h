@@ -198,6 +198,12 @@ class Url {
 
   // The serialized host without port: "example.com", "10.0.0.1", "[::1]"; empty when absent.
   std::string_view host() const noexcept { return slice(host_start_, host_end_); }
+  // The host and the explicit port as serialized, without userinfo: "example.com:8080",
+  // "[::1]", "example.com" for "http://example.com:80/" (the Host field of an HTTP request).
+  // Empty when there is no host.
+  std::string_view host_and_port() const noexcept {
+    return has_host() ? slice(host_start_, path_start_) : std::string_view();
+  }
   // The host as a resolver wants it: like host() but IPv6 without brackets ("::1").
   std::string_view hostname_for_connect() const noexcept;
   bool has_host() const noexcept { return host_type_ != UrlHostType::None; }
