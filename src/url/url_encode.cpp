@@ -55,10 +55,10 @@ constexpr EncodeSet kEveryByte = [] {
 
 void append_decimal(UrlBuffer& out, uint32_t value) {
   char digits[10];
-  int n = 0;
-  do digits[n++] = static_cast<char>('0' + value % 10), value /= 10;
+  int n = 10;
+  do digits[--n] = static_cast<char>('0' + value % 10), value /= 10;
   while (value);
-  while (n) out.push_back(digits[--n]);
+  out.append(std::string_view(digits + n, 10 - n));
 }
 
 void append_encoded(UrlBuffer& out, std::string_view in, const EncodeSet& set) {

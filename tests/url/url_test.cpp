@@ -732,6 +732,94 @@ TEST(Url, ReparsingTheSerializationGivesTheSameUrl) {
   }
 }
 
+// The parser's fast path takes http(s) URLs already in serialized form; these are such URLs and
+// the near misses it must leave to the state machine.
+const std::vector<Case> kSerializedForms = {
+    {"http://example.com/a/b?c=d#e", nullptr, "http://example.com/a/b?c=d#e"},
+    {"https://127.0.0.1:8080/1k", nullptr, "https://127.0.0.1:8080/1k"},
+    {"http://a_b-c.d/", nullptr, "http://a_b-c.d/"},
+    {"http://a/#a#b?c", nullptr, "http://a/#a#b?c"},
+    {"http://a/?q=a?b/c", nullptr, "http://a/?q=a?b/c"},
+    {"http://a/..x/.well-known/%41", nullptr, "http://a/..x/.well-known/%41"},
+    {"http://a:0/", nullptr, "http://a:0/"},
+    {"http://Example.COM/X", nullptr, "http://example.com/X"},
+    {"http://example.com", nullptr, "http://example.com/"},
+    {"http://example.com:8080?q", nullptr, "http://example.com:8080/?q"},
+    {"http://example.com#f", nullptr, "http://example.com/#f"},
+    {"http://127.0.0.01/", nullptr, "http://127.0.0.1/"},
+    {"http://1.2.3/", nullptr, "http://1.2.0.3/"},
+    {"http://0x7f.1/", nullptr, "http://127.0.0.1/"},
+    {"http://1e3/", nullptr, "http://1e3/"},
+    {"http://1.2.3.4.5/", nullptr, nullptr},
+    {"http://256.1.1.1/", nullptr, nullptr},
+    {"http://a.1/", nullptr, nullptr},
+    {"http://a..b/", nullptr, "http://a..b/"},
+    {"http://a.b./", nullptr, "http://a.b./"},
+    {"http://xn--bcher-kva.example/", nullptr, "http://xn--bcher-kva.example/"},
+    {"http://XN--bcher-kva.example/", nullptr, "http://xn--bcher-kva.example/"},
+    {"http://a:80/", nullptr, "http://a/"},
+    {"https://a:443/", nullptr, "https://a/"},
+    {"http://a:080/", nullptr, "http://a/"},
+    {"http://a:08080/", nullptr, "http://a:8080/"},
+    {"http://a:/", nullptr, "http://a/"},
+    {"http://a:65536/", nullptr, nullptr},
+    {"http://a:8x/", nullptr, nullptr},
+    {"http://user:pw@a/", nullptr, "http://user:pw@a/"},
+    {"http://a%41/", nullptr, "http://aa/"},
+    {"http://a/./b", nullptr, "http://a/b"},
+    {"http://a/b/..", nullptr, "http://a/"},
+    {"http://a/b/%2e%2E/c", nullptr, "http://a/c"},
+    {"http://a/b/.%2e?q", nullptr, "http://a/?q"},
+    {"http://a/b c", nullptr, "http://a/b%20c"},
+    {"http://a/{x}^", nullptr, "http://a/%7Bx%7D%5E"},
+    {"http://a/?q='x'", nullptr, "http://a/?q=%27x%27"},
+    {"http://a/#`x`", nullptr, "http://a/#%60x%60"},
+    {"http://a\\b\\c", nullptr, "http://a/b/c"},
+    {"http://a/\xC3\xA9", nullptr, "http://a/%C3%A9"},
+    {"http://a/?\xC3\xA9", nullptr, "http://a/?%C3%A9"},
+    {"http:/a/b", nullptr, "http://a/b"},
+    {"http://[::1]:8080/", nullptr, "http://[::1]:8080/"},
+    {"//b/c", "http://a/x", "http://b/c"},
+    {"http://b/c", "http://a/x", "http://b/c"},
+};
+
+TEST(Url, ParsesUrlsInSerializedFormAndTheirNearMisses) {
+  expect_cases(kSerializedForms);
+}
+
+// Every http(s) input parses the same with its scheme in upper case, which the fast path never
+// takes: the fast path and the state machine agree on every table case.
+TEST(Url, FastPathAgreesWithTheStateMachine) {
+  std::vector<const std::vector<Case>*> tables = kAllTables;
+  tables.push_back(&kSerializedForms);
+  for (const auto* table : tables) {
+    for (const Case& c : *table) {
+      std::string_view input = c.input;
+      size_t scheme = input.starts_with("http://") ? 4 : input.starts_with("https://") ? 5 : 0;
+      if (scheme == 0) continue;
+      SCOPED_TRACE(describe(c));
+      std::string upper(input);
+      for (size_t i = 0; i < scheme; ++i) upper[i] = static_cast<char>(upper[i] - 32);
+      UrlResult fast = parse_exact(input, c.base);
+      UrlResult general = parse_exact(upper, c.base);
+      ASSERT_EQ(fast.ok(), general.ok());
+      EXPECT_EQ(fast.error(), general.error());
+      if (!fast) continue;
+      EXPECT_EQ(fast->href(), general->href());
+      EXPECT_EQ(fast->host(), general->host());
+      EXPECT_EQ(fast->host_type(), general->host_type());
+      EXPECT_EQ(fast->port(), general->port());
+      EXPECT_EQ(fast->path(), general->path());
+      EXPECT_EQ(fast->has_query(), general->has_query());
+      EXPECT_EQ(fast->query(), general->query());
+      EXPECT_EQ(fast->has_fragment(), general->has_fragment());
+      EXPECT_EQ(fast->fragment(), general->fragment());
+      EXPECT_EQ(fast->host_and_port(), general->host_and_port());
+      EXPECT_EQ(fast->request_target(), general->request_target());
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Components, errors and helpers.
 

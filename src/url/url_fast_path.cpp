@@ -1,0 +1,161 @@
+// The parser's fast path: an absolute http(s) URL that is already written the way the standard
+// serializes it is its own serialization, so it is copied once and its components found in one
+// scan, instead of going through the state machine byte by byte.
+//
+// "Already serialized" means: the scheme "http://" or "https://" in lower case; a host of ASCII
+// letters, digits, '-', '_' and '.', with no "xn--" label and no trailing '.', that either ends
+// in a label beginning with a letter (a domain) or is a plain dotted quad ("10.0.0.1"); no
+// userinfo; no port or a non-default one without leading zeros; and a path, query and fragment of
+// printable ASCII that their percent-encode sets leave alone, with no '\' and no dot segment. Upper
+// case in the host is lowered and a missing "/" path is added, as the standard does. Anything
+// else is left to the state machine; fuzz/url_fuzz.cpp checks that both agree wherever this path
+// is taken.
+#include <array>
+
+#include "url_internal.h"
+
+namespace squall::detail {
+
+namespace {
+
+using ByteSet = std::array<bool, 256>;
+
+// Printable ASCII without `excluded`.
+constexpr ByteSet printable_without(std::string_view excluded) {
+  ByteSet set{};
+  for (int c = 0x21; c < 0x7F; ++c) set[c] = true;
+  for (char c : excluded) set[static_cast<unsigned char>(c)] = false;
+  return set;
+}
+
+// What each component may hold to need no encoding: the special path, query and fragment sets
+// of url_internal.h, without '\\' (a slash in special URLs) in the path, and without the bytes
+// that end a component ('?' the path, '#' the path and the query), which the scan looks for.
+constexpr ByteSet kPlainPath = printable_without("\"<>^`{}\\?#");
+constexpr ByteSet kPlainQuery = printable_without("\"<>'#");
+constexpr ByteSet kPlainFragment = printable_without("\"<>`");
+constexpr ByteSet kHostBytes = [] {
+  ByteSet set{};
+  for (int c = 0; c < 256; ++c)
+    set[c] = is_ascii_alphanumeric(c) || c == '-' || c == '_' || c == '.';
+  return set;
+}();
+
+// A dotted quad as the IPv4 serializer writes it: four decimal parts 0-255 without leading zeros.
+bool is_plain_ipv4(std::string_view host) {
+  int parts = 0;
+  size_t i = 0;
+  while (true) {
+    size_t start = i;
+    unsigned value = 0;
+    while (i < host.size() && is_ascii_digit(host[i])) value = value * 10 + (host[i++] - '0');
+    size_t digits = i - start;
+    if (digits == 0 || digits > 3 || value > 255 || (digits > 1 && host[start] == '0'))
+      return false;
+    ++parts;
+    if (i == host.size()) return parts == 4;
+    if (host[i] != '.' || parts == 4) return false;
+    ++i;
+  }
+}
+
+// A path segment that may be a dot segment: ".", "..", "%2e" and their mixes are at most 6 bytes
+// and begin with '.' or '%'. `segment` is what follows a '/'.
+bool may_be_dot_segment(std::string_view segment) {
+  if (segment.empty() || (segment[0] != '.' && segment[0] != '%')) return false;
+  size_t end = segment.find_first_of("/?#");
+  return (end == std::string_view::npos ? segment.size() : end) <= 6;
+}
+
+}  // namespace
+
+bool UrlParser::parse_serialized_http() {
+  size_t start;
+  if (in_.starts_with("http://")) {
+    start = 7;
+  } else if (in_.starts_with("https://")) {
+    start = 8;
+  } else {
+    return false;
+  }
+  const SchemeInfo& info = scheme_info(start == 7 ? UrlScheme::Http : UrlScheme::Https);
+  const size_t n = in_.size();
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(in_[i]); };
+
+  // The host: a domain the host parser would only lower-case, or a plain dotted quad. A last
+  // label that begins with a digit may make the host a number ("0x7f.1", "1.2.3"; "1e3" is a
+  // domain): only the serialized quad is taken.
+  size_t i = start, label = start;
+  for (; i < n && kHostBytes[byte(i)]; ++i) {
+    if (in_[i] == '.') {
+      label = i + 1;
+    } else if (i == label && istarts_with(in_.substr(i), "xn--")) {
+      return false;
+    }
+  }
+  std::string_view host = in_.substr(start, i - start);
+  if (host.empty() || host.back() == '.') return false;
+  UrlHostType host_type = UrlHostType::Domain;
+  if (is_ascii_digit(in_[label])) {
+    if (!is_plain_ipv4(host)) return false;
+    host_type = UrlHostType::Ipv4;
+  }
+  // The port: digits without a leading zero, not the scheme's default.
+  bool has_port = i < n && in_[i] == ':';
+  uint32_t port = 0;
+  if (has_port) {
+    size_t digits = ++i;
+    for (; i < n && is_ascii_digit(in_[i]) && i - digits < 5; ++i)
+      port = port * 10 + (byte(i) - '0');
+    if (i == digits || (i - digits > 1 && in_[digits] == '0') || port > 65535 ||
+        static_cast<int>(port) == info.default_port)
+      return false;
+  }
+  const size_t end = i;
+  if (end < n && in_[end] != '/' && in_[end] != '?' && in_[end] != '#') return false;
+
+  // The path, the query and the fragment.
+  for (; i < n; ++i) {
+    if (in_[i] == '/') {
+      if (may_be_dot_segment(in_.substr(i + 1))) return false;
+    } else if (!kPlainPath[byte(i)]) {
+      break;
+    }
+  }
+  size_t query = std::string_view::npos, fragment = std::string_view::npos;
+  if (i < n && in_[i] == '?') {
+    query = i;
+    for (++i; i < n && kPlainQuery[byte(i)]; ++i) {
+    }
+  }
+  if (i < n && in_[i] == '#') {
+    fragment = i;
+    for (++i; i < n && kPlainFragment[byte(i)]; ++i) {
+    }
+  }
+  if (i != n) return false;
+
+  // The input is the serialization, with the host lowered and a "/" path added if missing.
+  bool add_slash = end == in_.size() || in_[end] != '/';
+  out().reserve(in_.size() + add_slash);
+  out().append(in_.substr(0, end));
+  for (size_t k = start; k < start + host.size(); ++k) out()[k] = ascii_lower(out()[k]);
+  uint32_t shift = add_slash ? 1 : 0;
+  if (add_slash) out().push_back('/');
+  out().append(in_.substr(end));
+
+  set_scheme(info);
+  url_.scheme_end_ = static_cast<uint32_t>(start - 3);
+  url_.username_end_ = url_.host_start_ = static_cast<uint32_t>(start);
+  url_.host_end_ = static_cast<uint32_t>(start + host.size());
+  url_.host_type_ = host_type;
+  url_.has_port_ = has_port;
+  url_.port_ = static_cast<uint16_t>(port);
+  url_.path_start_ = static_cast<uint32_t>(end);
+  if (query != std::string_view::npos) url_.query_start_ = static_cast<uint32_t>(query + shift);
+  if (fragment != std::string_view::npos)
+    url_.fragment_start_ = static_cast<uint32_t>(fragment + shift);
+  return true;
+}
+
+}  // namespace squall::detail
