@@ -52,6 +52,9 @@ std::string WsDeflater::compress(std::string_view message) {
   // A sync flush ends with an empty stored block, 00 00 FF FF, which the receiver adds back.
   if (out.size() >= 4 && std::equal(out.end() - 4, out.end(), reinterpret_cast<const char*>(kTail)))
     out.resize(out.size() - 4);
+  // With nothing new since the last flush zlib writes nothing; but the receiver appends the tail,
+  // which is only the end of a stored block: send that block's first byte (RFC 7692 7.2.3.6).
+  if (out.empty()) out.push_back('\0');
   if (no_context_takeover_) deflateReset(&z);
   return out;
 }

@@ -80,6 +80,7 @@ class StreamCore {
 
   // --- read buffer ---
   std::string_view view() const noexcept { return {buf_.get() + begin_, end_ - begin_}; }
+  std::span<char> mutable_view() noexcept { return {buf_.get() + begin_, end_ - begin_}; }
   size_t size() const noexcept { return end_ - begin_; }
   void consume(size_t n) noexcept {
     begin_ += std::min(n, size());
@@ -649,6 +650,9 @@ Task<size_t> Stream::read_into(std::span<char> into, bool partial) {
 
 std::string_view Stream::buffered() const noexcept {
   return core_->view();
+}
+std::span<char> Stream::mutable_buffered() noexcept {
+  return core_->mutable_view();
 }
 void Stream::consume(size_t n) noexcept {
   core_->consume(n);

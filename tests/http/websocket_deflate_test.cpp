@@ -51,6 +51,21 @@ TEST(WebSocketDeflate, CompressesTheRfcExample) {
   EXPECT_EQ(out.compress("Hello"), "\xf2\x48\xcd\xc9\xc9\x07\x00"sv);
 }
 
+// Empty messages, first or after others, are still a deflate block the receiver's tail completes
+// (7.2.3.6): another implementation's inflater (a fresh zlib one here, fed all payloads in turn)
+// reads every message back.
+TEST(WebSocketDeflate, EmptyMessagesStayValidBlocks) {
+  WsDeflater out;
+  WsInflater in;
+  for (std::string_view message : {""sv, ""sv, "t"sv, ""sv, "after"sv}) {
+    std::string payload = out.compress(message);
+    EXPECT_FALSE(payload.empty());
+    std::string text;
+    EXPECT_TRUE(in.feed(bytes(payload), true, text));
+    EXPECT_EQ(text, message);
+  }
+}
+
 TEST(WebSocketDeflate, RoundTripsOverEveryWindowAndTakeoverSetting) {
   std::vector<std::string> messages = {"", "Hello", std::string(100000, 'a'), "Hello"};
   // 200 bytes of little redundancy: within reach of the smallest window (512 bytes, of which zlib

@@ -110,6 +110,9 @@ class Stream {
   // Zero-copy access for parsers: the bytes read and not yet consumed, valid until the next
   // read operation or consume().
   std::string_view buffered() const noexcept;
+  // The same bytes, writable, for parsers that decode in place (a WebSocket unmasks frames where
+  // they arrived). Valid as long as buffered()'s view.
+  std::span<char> mutable_buffered() noexcept;
   void consume(size_t n) noexcept;
   // Reads at least one more byte into the buffer; returns how many arrived, 0 at end of stream.
   // TooLarge if the buffer already holds max_buffer_size bytes.
