@@ -125,6 +125,16 @@ void load_certificate(SSL_CTX* ctx, const std::string& cert_file, const std::str
     throw config_error("the key in " + key + " does not match the certificate in " + cert_file);
 }
 
+// A distinguished name on one line: "C=US, O=Example, CN=example.com".
+std::string name_text(const X509_NAME* name) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), &BIO_free);
+  if (!bio || X509_NAME_print_ex(bio.get(), name, 0, XN_FLAG_ONELINE & ~XN_FLAG_SPC_EQ) < 0)
+    return {};
+  char* data = nullptr;
+  long size = BIO_get_mem_data(bio.get(), &data);
+  return std::string(data, static_cast<size_t>(size));
+}
+
 // The names a certificate is for (DNS and IP subjectAltNames, else its common name).
 std::string certificate_names(X509* cert) {
   std::string names;
@@ -507,6 +517,10 @@ class TlsTransport final : public Transport {
     if (const char* name = SSL_get_servername(ssl_, TLSEXT_NAMETYPE_host_name))
       info_.server_name = name;
     info_.session_reused = SSL_session_reused(ssl_) == 1;
+    if (X509* cert = SSL_get0_peer_certificate(ssl_)) {
+      info_.peer_subject = name_text(X509_get_subject_name(cert));
+      info_.peer_issuer = name_text(X509_get_issuer_name(cert));
+    }
   }
 
  private:
@@ -567,10 +581,7 @@ class TlsTransport final : public Transport {
         case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
         case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
           return TlsError(TlsFailure::Untrusted, peer_,
-                          "unknown issuer / self-signed certificate (not trusted): " + why +
-                              " (pass the issuing CA as ca_file, or verify = false to accept "
-                              "any certificate)",
-                          verify);
+                          "unknown issuer / self-signed certificate (not trusted): " + why, verify);
         case X509_V_ERR_HOSTNAME_MISMATCH:
         case X509_V_ERR_IP_ADDRESS_MISMATCH:
           return TlsError(TlsFailure::HostnameMismatch, peer_,

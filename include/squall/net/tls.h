@@ -30,7 +30,9 @@
 // wrong in a form a program can branch on, and whose message says it in words a user acts
 // on: "certificate has expired", "unknown issuer / self-signed certificate (not trusted)",
 // "hostname mismatch: certificate is for X, not Y", "handshake timed out after 500 ms",
-// "protocol error: <OpenSSL's reason>". A TLS failure after the handshake (a corrupt record)
+// "protocol error: <OpenSSL's reason>". The message names no option: the layer above knows what
+// its user passes to trust a CA or skip verification (ca_file and verify here, flags in a
+// command) and says so. A TLS failure after the handshake (a corrupt record)
 // closes the stream with a TlsError as the reason, like any other I/O failure.
 //
 // Threads: like everything on a loop, a TLS stream belongs to one thread; the context cache is
@@ -83,6 +85,10 @@ struct TlsInfo {
   std::string cipher;       // "TLS_AES_256_GCM_SHA384"
   std::string alpn;         // the protocol ALPN chose; empty if none
   std::string server_name;  // the SNI name (sent by the client; received by the server)
+  // The subject and issuer of the peer's certificate, when it sent one, as `openssl x509
+  // -subject` prints them: "C=US, O=Example, CN=example.com".
+  std::string peer_subject;
+  std::string peer_issuer;
   bool session_reused = false;
 };
 
