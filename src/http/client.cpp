@@ -20,6 +20,10 @@ HttpError::HttpError(int code, ErrorKind kind, std::string_view message,
       response_(std::move(response)),
       cause_(std::move(cause)) {}
 
+void ExchangeObserver::on_connection(const Stream&, bool) {}
+void ExchangeObserver::on_request_head(std::string_view) {}
+void ExchangeObserver::on_response_head(std::string_view) {}
+
 namespace detail {
 
 ClientCore::ClientCore(ClientOptions o, Loop& l)
@@ -273,6 +277,7 @@ std::optional<Failure> first_hop(const HttpRequest& req, const Settings& s,
   hop.headers = &req.headers;
   hop.body = &req.body;
   hop.producer = req.body_producer ? &req.body_producer : nullptr;
+  hop.observer = req.observer;
   for (const auto& h : req.headers) {
     if (!is_token(h.name) || !is_field_value(h.value))
       return Failure{ErrorKind::InvalidArgument,
@@ -447,6 +452,7 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
           c.stats.connections_reused++;
         }
         PooledConnection& connection = *guard.lease.connection;
+        if (hop.observer) hop.observer->on_connection(connection.stream, guard.lease.reused);
         try {
           squall::detail::RollingTimeout::Armed limit(connection.exchange_limit, hop_deadline,
                                                       s.request_timeout);

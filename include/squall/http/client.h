@@ -101,6 +101,22 @@ class BodyWriter {
 
 using BodyProducer = std::function<Task<void>(BodyWriter&)>;
 
+// Watches the exchanges of a fetch as they happen, for a trace such as curl's -v. Every call
+// comes on the loop, during the fetch; the views live only during the call. The defaults do
+// nothing, so an observer overrides only what it needs.
+class ExchangeObserver {
+ public:
+  virtual ~ExchangeObserver() = default;
+  // The connection the next request of the fetch goes on, newly opened or (reused) from the
+  // pool: stream.peer() names it, stream.tls() tells its TLS session.
+  virtual void on_connection(const Stream& stream, bool reused);
+  // Each request head exactly as written, from the request line to the empty line (the body
+  // is not included), once per hop and per retry.
+  virtual void on_request_head(std::string_view head);
+  // Each response head as it came off the wire, 1xx heads and redirects included.
+  virtual void on_response_head(std::string_view head);
+};
+
 // One request. Fields left unset (nullopt, or empty for the strings marked so) take the value
 // of the client's ClientOptions::defaults, and then the built-in default noted here.
 struct HttpRequest {
@@ -170,6 +186,9 @@ struct HttpRequest {
   // Each line of the final response head as it came: the status line, each field line, and a
   // last "\r\n", every one ending in "\r\n" (Tornado's header_callback). Not called for 1xx.
   std::function<void(std::string_view line)> header_callback;
+  // Told about each connection, request head and response head of the fetch (see
+  // ExchangeObserver); must outlive the fetch. Null, the default, costs nothing.
+  ExchangeObserver* observer = nullptr;
 
   // Revalidation: "If-Modified-Since: <IMF-fixdate>" and "If-None-Match: <value>" (an entity
   // tag as the server sent it in ETag, quotes included).
