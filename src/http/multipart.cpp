@@ -1,6 +1,8 @@
 // The streaming multipart/form-data parser: a small state machine over a bounded buffer.
 #include "squall/http/multipart.h"
 
+#include <cstdio>
+#include <random>
 #include <utility>
 
 #include "squall/http/message.h"
@@ -259,6 +261,62 @@ MultipartForm parse_multipart(std::string_view body, std::string_view boundary,
   parser.feed(body);
   parser.finish();
   return form;
+}
+
+namespace {
+
+// A name or filename inside the Content-Disposition's quotes.
+void append_quoted(std::string& out, std::string_view text) {
+  out += '"';
+  for (char c : text) {
+    if (c == '"') {
+      out += "%22";
+    } else if (c == '\r') {
+      out += "%0D";
+    } else if (c == '\n') {
+      out += "%0A";
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+}  // namespace
+
+std::string make_multipart_boundary() {
+  std::random_device random;
+  std::uniform_int_distribution<unsigned long long> digits;
+  char text[24 + 16 + 1];
+  std::snprintf(text, sizeof text, "------------------------%016llx", digits(random));
+  return text;
+}
+
+std::string format_multipart(const std::vector<MultipartPart>& parts, std::string_view boundary) {
+  std::string out;
+  for (const auto& part : parts) {
+    out += "--";
+    out += boundary;
+    out += "\r\nContent-Disposition: form-data; name=";
+    append_quoted(out, part.name);
+    if (part.filename) {
+      out += "; filename=";
+      append_quoted(out, *part.filename);
+    }
+    out += "\r\n";
+    if (!part.content_type.empty()) {
+      out += "Content-Type: ";
+      out += part.content_type;
+      out += "\r\n";
+    }
+    out += "\r\n";
+    out += part.body;
+    out += "\r\n";
+  }
+  out += "--";
+  out += boundary;
+  out += "--\r\n";
+  return out;
 }
 
 }  // namespace squall::http

@@ -1,4 +1,5 @@
-// multipart/form-data (RFC 7578): a streaming parser for uploads, and a whole-body helper.
+// multipart/form-data (RFC 7578): a streaming parser for uploads, a whole-body helper, and the
+// body a client sends (format_multipart).
 //
 //   MultipartParser parser(*multipart_boundary(content_type), {
 //       .on_part = [&](const PartHead& head) { ... open a file for head.filename ... },
@@ -103,5 +104,22 @@ struct MultipartForm {
 // Parses a complete multipart body held in memory (the server already bounds its size).
 MultipartForm parse_multipart(std::string_view body, std::string_view boundary,
                               const MultipartLimits& limits = {});
+
+// One part of a form to send: a field, or a file when `filename` is set.
+struct MultipartPart {
+  std::string name;
+  std::optional<std::string> filename;
+  std::string content_type;  // sent when not empty
+  std::string body;
+};
+
+// A boundary no body is likely to hold: 24 dashes and 16 random hexadecimal digits, as curl
+// makes them.
+std::string make_multipart_boundary();
+
+// The multipart/form-data body of `parts`, delimited by `boundary` (the Content-Type is
+// "multipart/form-data; boundary=<boundary>"). In the Content-Disposition's name and filename,
+// '"', CR and LF are percent-encoded, as browsers and curl do.
+std::string format_multipart(const std::vector<MultipartPart>& parts, std::string_view boundary);
 
 }  // namespace squall::http
