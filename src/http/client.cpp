@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "client_internal.h"
+#include "squall/http/cookie_jar.h"
 #include "squall/http/redirect.h"
 #include "squall/net/net_error.h"
 #include "squall/url/ascii.h"
@@ -495,6 +496,7 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
       if (is_foreign(error, hop_deadline)) std::rethrow_exception(error);
       co_return fail(hop_failure(error, x, s, empty_reply));
     }
+    if (req.cookie_jar) req.cookie_jar->store(hop.target.url, r.headers);
     if (!x.follow) break;
 
     if (auto failure = follow_redirect(s, x, redirects, hop, r))

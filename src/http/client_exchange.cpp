@@ -6,12 +6,14 @@
 
 #include "client_internal.h"
 #include "squall/core/timeout.h"
+#include "squall/http/cookie_jar.h"
 #include "squall/http/decode.h"
 #include "squall/http/h1_connection.h"
 #include "squall/http/http_date.h"
 #include "squall/http/redirect.h"
 #include "squall/net/net_error.h"
 #include "squall/net/stream.h"
+#include "squall/url/ascii.h"
 
 namespace squall::http {
 
@@ -82,12 +84,19 @@ std::string build_head(const ClientCore& c, const HttpRequest& req, const Settin
   for (const auto& h : c.options.defaults.headers) {
     if (!hop.headers->contains(h.name)) field(h.name, h.value);
   }
+  std::string jar = req.cookie_jar ? req.cookie_jar->header_for(hop.target.url) : std::string();
   for (const auto& h : *hop.headers) {
     if (!is_token(h.name) || !is_field_value(h.value))
       throw InvalidArgumentError("request header '" + h.name +
                                  "': the name is not a token or the value holds a control byte");
+    if (!jar.empty() && iequals(h.name, "Cookie")) {  // one Cookie field (RFC 6265 §5.4)
+      field(h.name, h.value + "; " + jar);
+      jar.clear();
+      continue;
+    }
     field(h.name, h.value);
   }
+  if (!jar.empty()) field("Cookie", jar);
   if (hop.credentials && !hop.headers->contains("Authorization")) {
     const std::optional<std::string>* user = s.auth_username;
     const std::optional<std::string>* password = s.auth_password;

@@ -75,6 +75,7 @@ class Stream;
 
 namespace squall::http {
 
+class CookieJar;
 class HttpClient;
 
 // What a body_producer writes the request body through. With a Content-Length header on the
@@ -189,6 +190,10 @@ struct HttpRequest {
   // Told about each connection, request head and response head of the fetch (see
   // ExchangeObserver); must outlive the fetch. Null, the default, costs nothing.
   ExchangeObserver* observer = nullptr;
+  // Cookies kept across the hops of the fetch and beyond (cookie_jar.h): each response's
+  // Set-Cookie fields are stored in it, and each request gets the cookies it holds for its URL,
+  // in one Cookie field after any the headers give. Must outlive the fetch; null: none.
+  CookieJar* cookie_jar = nullptr;
 
   // Revalidation: "If-Modified-Since: <IMF-fixdate>" and "If-None-Match: <value>" (an entity
   // tag as the server sent it in ETag, quotes included).
