@@ -160,5 +160,25 @@ TEST(MultipartBoundary, ReadsTheBoundaryOfMultipartTypesOnly) {
   EXPECT_EQ(multipart_boundary("multipart/form-data; boundary=\"bad\r\n\""), std::nullopt);
 }
 
+TEST(FormatMultipart, ABodyItBuildsParsesBackToTheSameFieldsAndFiles) {
+  std::string boundary = make_multipart_boundary();
+  EXPECT_EQ(boundary.size(), 40u);
+  EXPECT_TRUE(multipart_boundary("multipart/form-data; boundary=" + boundary));
+  std::string body = format_multipart(
+      {{"name", std::nullopt, "", "squall"},
+       {"upload", "a \"quoted\"\r\nname.txt", "text/plain", "line 1\r\n--not a boundary\r\n"},
+       {"empty", std::nullopt, "", ""}},
+      boundary);
+  EXPECT_NE(body.find("filename=\"a %22quoted%22%0D%0Aname.txt\""), std::string::npos) << body;
+  MultipartForm form = parse_multipart(body, boundary);
+  EXPECT_EQ(form.fields.get("name"), "squall");
+  EXPECT_EQ(form.fields.get("empty"), "");
+  ASSERT_EQ(form.files.size(), 1u);
+  EXPECT_EQ(form.files[0].name, "upload");
+  EXPECT_EQ(form.files[0].filename, "a %22quoted%22%0D%0Aname.txt");
+  EXPECT_EQ(form.files[0].content_type, "text/plain");
+  EXPECT_EQ(form.files[0].body, "line 1\r\n--not a boundary\r\n");
+}
+
 }  // namespace
 }  // namespace squall::http
