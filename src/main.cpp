@@ -2,14 +2,58 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include "squall/cli/crawl_command.h"
 #include "squall/cli/fetch_command.h"
 #include "squall/cli/links_command.h"
+#include "squall/cli/proxy_environment.h"
 #include "squall/cli/robots_command.h"
 #include "squall/cli/serve_command.h"
 #include "squall/cli/url_command.h"
+#include "squall/cli/version.h"
+
+namespace {
+
+// Edits (insertions, deletions, substitutions) that turn `a` into `b`.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown command 'fetc'; did you mean fetch?", naming the nearest subcommand when one is
+// close (a prefix of it, or at most two edits away).
+int unknown_command(const CLI::App& app, std::string_view word) {
+  std::string_view best;
+  size_t best_distance = 3;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    const std::string& name = sub->get_name();
+    size_t d = name.starts_with(word) ? 0 : edit_distance(word, name);
+    if (d < best_distance) {
+      best_distance = d;
+      best = name;
+    }
+  }
+  std::cerr << "squall: unknown command '" << word << "'";
+  if (!best.empty()) std::cerr << "; did you mean " << best << "?";
+  std::cerr << " (squall --help lists the commands)\n";
+  return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -17,6 +61,7 @@ int main(int argc, char** argv) {
       "Run `squall SUBCOMMAND --help` for the flags of each subcommand.",
       "squall"};
   app.require_subcommand(1);
+  app.set_version_flag("-V,--version", squall::cli::version_text());
 
   squall::cli::UrlCommand url;
   auto* url_cmd = app.add_subcommand(
@@ -54,35 +99,120 @@ int main(int argc, char** argv) {
   squall::cli::FetchCommand fetch;
   auto* fetch_cmd = app.add_subcommand(
       "fetch",
-      "Fetch a URL like curl: the body on standard output, redirects followed, gzip, deflate, br\n"
-      "and zstd decoded. Exit status as curl --fail gives it: 0 ok, 22 HTTP error status,\n"
-      "6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60 untrusted certificate, 47 too many\n"
-      "redirects, 52 empty reply, 56 receive error, 61 bad content encoding, 63 size limit, 1 "
-      "other.\n"
+      "Fetch URLs like curl: the body on standard output, redirects followed (-L is the default),\n"
+      "gzip, deflate, br and zstd decoded, curl's flags. Exit status as curl --fail gives it:\n"
+      "0 ok, 22 HTTP error status, 6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60\n"
+      "untrusted certificate, 47 too many redirects, 52 empty reply, 56 receive error, 61 bad\n"
+      "content encoding, 63 size limit, 23 cannot write, 26 cannot read, 2 usage, 1 other.\n"
+      "Proxies come from -x, else http_proxy, https_proxy, all_proxy (no_proxy: hosts without).\n"
       "Examples:\n"
       "  squall fetch http://127.0.0.1:8080/ -o page.html\n"
-      "  squall fetch -i -v https://example.com/            # head and timings too\n"
-      "  squall fetch -d 'q=1' -H 'Accept: application/json' http://127.0.0.1:8080/search\n"
-      "  squall fetch --timeout 5 --max-redirects 2 --no-fail http://127.0.0.1:8080/missing");
-  fetch_cmd->add_option("URL", fetch.url, "http:// or https:// URL")->required();
-  fetch_cmd->add_option("-X,--request", fetch.method, "method (default GET, or POST with a body)");
+      "  squall fetch -O http://127.0.0.1:8080/a.tar.gz -O http://127.0.0.1:8080/b.tar.gz\n"
+      "  squall fetch -v https://example.com/ -w '%{http_code} %{time_total}\\n'\n"
+      "  squall fetch -d 'q=1' -H 'Accept: application/json' -u me:secret http://127.0.0.1:8080/\n"
+      "  squall fetch -F name=squall -F photo=@me.jpg http://127.0.0.1:8080/upload\n"
+      "  squall fetch --timeout 5 --retry 3 --no-fail http://127.0.0.1:8080/missing");
+  // Flags squall does not know land in remaining() and are named in the error (see below).
+  fetch_cmd->allow_extras();
+  fetch_cmd->add_option("URL", fetch.urls, "http:// or https:// URLs, fetched in turn");
+  fetch_cmd->add_option("--url", fetch.urls, "a URL (as a positional one)");
+  // -o and -O pair with the URLs in the order given, so both append to one list as parsed.
+  fetch_cmd
+      ->add_option_function<std::string>(
+          "-o,--output", [&fetch](const std::string& file) { fetch.outputs.push_back(file); },
+          "write the body of the next URL to FILE (- for standard output)")
+      ->trigger_on_parse();
+  fetch_cmd
+      ->add_flag_callback(
+          "-O,--remote-name", [&fetch] { fetch.outputs.push_back(std::nullopt); },
+          "write the body of the next URL to the file its path names")
+      ->trigger_on_parse();
+  fetch_cmd->add_option("-X,--request", fetch.method,
+                        "method (default GET; HEAD with -I, PUT with -T, POST with a body)");
   fetch_cmd->add_option("-H,--header", fetch.headers, "'Name: value', repeatable")
       ->allow_extra_args(false);
-  fetch_cmd->add_option("-d,--data", fetch.data, "request body (sent with POST by default)");
+  using DataKind = squall::cli::FetchData::Kind;
+  auto data = [&](const char* name, DataKind kind, const char* help) {
+    fetch_cmd
+        ->add_option_function<std::string>(
+            name,
+            [&fetch, kind](const std::string& v) {
+              fetch.data.push_back({kind, v});
+            },
+            help)
+        ->trigger_on_parse();
+  };
+  data("-d,--data", DataKind::Ascii,
+       "request body, POSTed as a form; @FILE reads a file without its newlines; repeated "
+       "ones are joined with &");
+  data("--data-ascii", DataKind::Ascii, "the same as -d");
+  data("--data-binary", DataKind::Binary, "as -d, but @FILE is sent as it is");
+  data("--data-raw", DataKind::Raw, "as -d, but '@' is not special");
+  data("--data-urlencode", DataKind::UrlEncode,
+       "as -d, percent-encoded: 'content', 'name=content', '@file' or 'name@file'");
   fetch_cmd->add_option("--data-file", fetch.data_file, "request body from a file");
-  fetch_cmd->add_option("-o,--output", fetch.output, "write the body to FILE");
-  fetch_cmd->add_flag("-i,--include", fetch.include, "print the status line and headers first");
+  fetch_cmd->add_flag("-G,--get", fetch.data_in_query, "send the -d data in the URL's query");
+  fetch_cmd
+      ->add_option("-F,--form", fetch.form,
+                   "multipart form part: name=value, name=@file[;type=T][;filename=N] or "
+                   "name=<file (repeatable)")
+      ->allow_extra_args(false);
+  fetch_cmd->add_option("-T,--upload-file", fetch.upload_file,
+                        "PUT this file (- for standard input); a URL ending in / gets its name");
+  fetch_cmd->add_flag("-i,--include", fetch.include, "print each response's head before the body");
+  fetch_cmd->add_flag("-I,--head", fetch.head, "ask with HEAD and print the head");
   fetch_cmd->add_flag("-v,--verbose", fetch.verbose,
-                      "describe the request, response head, redirects and timings on stderr");
-  fetch_cmd->add_option("--timeout", fetch.timeout, "seconds for the whole fetch");
+                      "show the connection, TLS, each request and response head, redirects and "
+                      "timings on stderr");
+  fetch_cmd->add_flag("-s,--silent", fetch.silent, "no error messages");
+  fetch_cmd->add_flag("-S,--show-error", fetch.show_error, "error messages even with -s");
+  // curl's habits that are squall's defaults: accepted, and nothing to do.
+  for (auto [name, help] : {std::pair{"-L,--location", "follow redirects (always on)"},
+                            {"-f,--fail",
+                             "exit 22 and print nothing for an HTTP error status "
+                             "(the default)"},
+                            {"--compressed",
+                             "ask for a compressed body and decode it (the "
+                             "default)"}})
+    fetch_cmd->add_flag(name)->description(help);
+  fetch_cmd->add_option("-m,--timeout,--max-time", fetch.timeout, "seconds for the whole fetch");
   fetch_cmd->add_option("--connect-timeout", fetch.connect_timeout,
                         "seconds to resolve and connect (default 20)");
-  fetch_cmd->add_option("--max-redirects", fetch.max_redirects, "redirects to follow (default 5)");
+  fetch_cmd->add_option("--max-redirects,--max-redirs", fetch.max_redirects,
+                        "redirects to follow (default 5)");
   fetch_cmd->add_option("--max-filesize", fetch.max_filesize,
                         "bytes of decoded body at most (exit 63 beyond)");
-  fetch_cmd->add_option("--proxy", fetch.proxy, "http://[user:password@]host:port");
-  fetch_cmd->add_flag("--insecure", fetch.insecure, "do not verify the server's certificate");
-  fetch_cmd->add_option("--user-agent", fetch.user_agent, "User-Agent (default squall/1.0)");
+  fetch_cmd->add_option("-x,--proxy", fetch.proxy, "[http://][user:password@]host:port");
+  fetch_cmd->add_option("--noproxy", fetch.noproxy,
+                        "hosts reached without the proxy, comma-separated (* for all)");
+  fetch_cmd->add_flag("-k,--insecure", fetch.insecure, "do not verify the server's certificate");
+  fetch_cmd->add_option("--cacert", fetch.cacert, "trust the CA certificates of this PEM file");
+  fetch_cmd->add_option("-A,--user-agent", fetch.user_agent, "User-Agent (default squall/1.0)");
+  fetch_cmd->add_option("-u,--user", fetch.user, "user:password for basic authentication");
+  fetch_cmd->add_option("-e,--referer", fetch.referer, "the Referer to send");
+  fetch_cmd->add_option("-r,--range", fetch.range, "bytes to ask for: 0-499, 500-, -500");
+  fetch_cmd
+      ->add_option("-b,--cookie", fetch.cookies,
+                   "'name=value; n2=v2' to send, or a cookie file to read (repeatable)")
+      ->allow_extra_args(false);
+  fetch_cmd->add_option("-c,--cookie-jar", fetch.cookie_jar,
+                        "write every cookie to this file at the end (Netscape format)");
+  fetch_cmd->add_option("-w,--write-out", fetch.write_out,
+                        "print this after each transfer: %{http_code}, %{url_effective}, "
+                        "%{time_total}, %{size_download}, %{num_redirects}, %{content_type}, "
+                        "%{remote_ip}, %header{Name}... (@FILE reads it from a file)");
+  fetch_cmd->add_option("--retry", fetch.retries,
+                        "tries again after a timeout or 408, 429, 500, 502, 503, 504");
+  fetch_cmd->add_option("--retry-delay", fetch.retry_delay,
+                        "seconds between tries (default 1, doubling)");
+  fetch_cmd
+      ->add_option("--resolve", fetch.resolve,
+                   "host:port:address: connect there instead of resolving (repeatable)")
+      ->allow_extra_args(false);
+  fetch_cmd->add_flag_callback(
+      "-4,--ipv4", [&fetch] { fetch.ip_version = 4; }, "connect over IPv4 only");
+  fetch_cmd->add_flag_callback(
+      "-6,--ipv6", [&fetch] { fetch.ip_version = 6; }, "connect over IPv6 only");
   fetch_cmd->add_flag("--no-fail", fetch.no_fail,
                       "an HTTP error status prints its body and exits 0");
 
@@ -147,16 +277,43 @@ int main(int argc, char** argv) {
   crawl_cmd->add_option("--warc", crawl.warc, "write requests and responses as WARC 1.1 here");
   crawl_cmd->add_flag("-q,--quiet", crawl.quiet, "no progress line and no summary");
 
+  // `squall help [SUBCOMMAND]` is `squall [SUBCOMMAND] --help`; a word that names no
+  // subcommand gets the nearest one suggested.
+  std::vector<std::string> args(argv, argv + argc);
+  if (args.size() >= 2 && args[1] == "help") {
+    args.erase(args.begin() + 1);
+    args.insert(args.begin() + std::min<size_t>(args.size(), 2), "--help");
+  }
+  if (args.size() >= 2 && !args[1].starts_with('-')) {
+    const auto subs = app.get_subcommands({});
+    if (std::none_of(subs.begin(), subs.end(),
+                     [&](const CLI::App* sub) { return sub->get_name() == args[1]; }))
+      return unknown_command(app, args[1]);
+  }
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
+    app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    // --help is status 0; every usage error is status 2, as the subcommands document.
+    // --help and --version are status 0; every usage error is status 2, as the subcommands
+    // document.
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  // Flags curl has and squall does not are refused by name, not mistaken for URLs.
+  for (const std::string& extra : fetch_cmd->remaining()) {
+    if (extra.size() > 1 && extra.starts_with('-')) {
+      std::cerr << "squall fetch: squall fetch does not support "
+                << extra.substr(0, extra.find('='))
+                << " (squall fetch --help lists the flags it has)\n";
+      return 2;
+    }
   }
   if (url_cmd->parsed()) return squall::cli::run_url(url, std::cout, std::cerr);
   if (links_cmd->parsed()) return squall::cli::run_links(links, std::cin, std::cout, std::cerr);
   if (robots_cmd->parsed()) return squall::cli::run_robots(robots, std::cin, std::cout, std::cerr);
-  if (fetch_cmd->parsed()) return squall::cli::run_fetch(fetch, std::cout, std::cerr);
+  if (fetch_cmd->parsed()) {
+    fetch.environment = squall::cli::proxy_environment();
+    return squall::cli::run_fetch(fetch, std::cout, std::cerr);
+  }
   if (serve_cmd->parsed()) return squall::cli::run_serve(serve, std::cout, std::cerr);
   if (crawl_cmd->parsed())
     return squall::cli::run_crawl(crawl, std::cerr, isatty(STDERR_FILENO) != 0);

@@ -1,11 +1,7 @@
 // `squall fetch` against real peers on loopback (httpbin, nginx): output, flags and exit statuses.
 #include "squall/cli/fetch_command.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -13,15 +9,16 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <thread>
 
 #include "squall/cli/url_command.h"
 #include "support/process.h"
+#include "support/reply_server.h"
 
 namespace squall::cli {
 namespace {
 
 using test::Process;
+using test::ReplyServer;
 using test::TempDir;
 
 struct Output {
@@ -47,60 +44,6 @@ std::string base(uint16_t port) {
   return "http://127.0.0.1:" + std::to_string(port);
 }
 
-// A peer that answers one connection with fixed bytes (whatever the request) and closes:
-// the misbehaviour nginx and httpbin will not produce. It keeps the request head it read.
-class OneShotServer {
- public:
-  explicit OneShotServer(std::string reply) : reply_(std::move(reply)) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (::bind(listener_, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-        ::listen(listener_, 4) != 0 ||
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      throw std::runtime_error("OneShotServer: cannot listen");
-    }
-    port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~OneShotServer() {
-    ::shutdown(listener_, SHUT_RDWR);
-    if (thread_.joinable()) thread_.join();
-    ::close(listener_);
-  }
-  uint16_t port() const { return port_; }
-  // The request head it received, once it has answered (or the listener was shut down).
-  const std::string& request() {
-    ::shutdown(listener_, SHUT_RDWR);
-    if (thread_.joinable()) thread_.join();
-    return request_;
-  }
-
- private:
-  void serve() {
-    int fd = ::accept(listener_, nullptr, nullptr);
-    if (fd < 0) return;
-    std::string request;
-    char buf[4096];
-    while (request.find("\r\n\r\n") == std::string::npos) {
-      ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n <= 0) break;
-      request.append(buf, static_cast<size_t>(n));
-    }
-    if (!reply_.empty()) (void)!::write(fd, reply_.data(), reply_.size());
-    ::close(fd);
-    request_ = std::move(request);
-  }
-
-  std::string reply_;
-  std::string request_;
-  int listener_ = -1;
-  uint16_t port_ = 0;
-  std::thread thread_;
-};
-
 // One httpbin and one nginx for the whole suite: starting them is most of the cost.
 class FetchTest : public ::testing::Test {
  protected:
@@ -122,10 +65,7 @@ class FetchTest : public ::testing::Test {
     auto cert = test::make_self_signed(*dir_, "server", "localhost");
     tls_port_ = test::free_port();
     tls_nginx_ = new Process(
-        test::start_nginx(*dir_,
-                          "ssl_certificate " + cert.cert.string() + ";\n    ssl_certificate_key " +
-                              cert.key.string() + ";\n    location / { return 200 'secure'; }",
-                          tls_port_, "ssl"));
+        test::start_tls_nginx(*dir_, cert, "location / { return 200 'secure'; }", tls_port_));
   }
   static void TearDownTestSuite() {
     delete tls_nginx_;
@@ -136,7 +76,7 @@ class FetchTest : public ::testing::Test {
 
   static FetchCommand get(std::string url) {
     FetchCommand c;
-    c.url = std::move(url);
+    c.urls = {std::move(url)};
     c.timeout = 20;
     return c;
   }
@@ -184,11 +124,12 @@ TEST_F(FetchTest, IncludeAddsTheStatusLineAndHeadersBeforeTheBody) {
 TEST_F(FetchTest, OutputFileGetsTheBodyAndStandardOutputNothing) {
   TempDir dir;
   FetchCommand c = get(nginx("/file.txt"));
-  c.output = (dir.path() / "got.txt").string();
+  std::string got = (dir.path() / "got.txt").string();
+  c.outputs = {got};
   auto o = fetch(c);
   EXPECT_EQ(o->status, 0) << o->err.str();
   EXPECT_EQ(o->out.str(), "");
-  std::ifstream in(*c.output, std::ios::binary);
+  std::ifstream in(got, std::ios::binary);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), std::string(1024, 'x'));
 }
 
@@ -198,7 +139,15 @@ TEST_F(FetchTest, VerboseDescribesRequestHeadRedirectsAndTimesOnStandardError) {
   auto o = fetch(c);
   EXPECT_EQ(o->status, 0) << o->err.str();
   std::string err = o->err.str();
-  EXPECT_NE(err.find("> GET " + httpbin("/redirect/2") + "\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("> GET /redirect/2 HTTP/1.1\n> Host: 127.0.0.1:" +
+                     std::to_string(httpbin_port_) + "\n"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("< HTTP/1.1 302 FOUND\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("> GET /get HTTP/1.1\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("* Connected to 127.0.0.1:" + std::to_string(httpbin_port_) + "\n"),
+            std::string::npos)
+      << err;
   EXPECT_NE(err.find("< HTTP/1.1 200 OK\n"), std::string::npos) << err;
   EXPECT_NE(err.find("* redirected from " + httpbin("/redirect/2") + "\n"), std::string::npos)
       << err;
@@ -243,7 +192,7 @@ TEST_F(FetchTest, GzipDeflateAndBrotliBodiesFromHttpbinAreDecoded) {
 
 TEST_F(FetchTest, DataIsPostedAsAFormAndHeadersAndUserAgentAreSent) {
   FetchCommand c = get(httpbin("/post"));
-  c.data = "a=1&b=two";
+  c.data = {{FetchData::Kind::Ascii, "a=1&b=two"}};
   c.headers = {"X-Squall-Test: yes", "Accept:application/json"};
   c.user_agent = "squall-test/2";
   auto o = fetch(c);
@@ -332,9 +281,9 @@ TEST(FetchAgreesWithUrl, TheRequestNamesTheUrlThatSquallUrlPrints) {
     if (size_t at = expected.find('@'); at != std::string::npos)
       expected.erase(expected.find("//") + 2, at + 1 - (expected.find("//") + 2));
 
-    OneShotServer proxy(ok);
+    ReplyServer proxy(ok);
     FetchCommand c;
-    c.url = input;
+    c.urls = {input};
     c.timeout = 20;
     c.proxy = "http://127.0.0.1:" + std::to_string(proxy.port());
     std::ostringstream out, err;
@@ -350,13 +299,13 @@ TEST(FetchAgreesWithUrl, TheRequestNamesTheUrlThatSquallUrlPrints) {
 TEST(FetchAgreesWithUrl, IPv4NumberFormsConnectWhereSquallUrlSaysTheHostIs) {
   const char* ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
   for (const char* host : {"0x7f.0.0.1", "2130706433", "127.1", "0177.0.0.01", "127.0.0.1."}) {
-    OneShotServer server(ok);
+    ReplyServer server(ok);
     std::string input =
         "http://" + std::string(host) + ":" + std::to_string(server.port()) + "/a/%2e%2e/b?q=1";
     SCOPED_TRACE(input);
     nlohmann::json url = url_json(input);
     FetchCommand c;
-    c.url = input;
+    c.urls = {input};
     c.timeout = 20;
     std::ostringstream out, err;
     EXPECT_EQ(run_fetch(c, out, err), 0) << err.str();
@@ -404,7 +353,7 @@ TEST_F(FetchTest, AConnectionClosedWithoutAnAnswerExits52) {
 }
 
 TEST_F(FetchTest, AConnectionClosedInTheMiddleOfTheBodyExits56) {
-  OneShotServer server("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten..");
+  ReplyServer server("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten..");
   auto o = fetch(get(base(server.port()) + "/"));
   EXPECT_EQ(o->status, 56);
   expect_one_line(*o, "middle of the body");
@@ -456,7 +405,7 @@ TEST_F(FetchTest, AHeaderWithoutAColonIsAUsageErrorBeforeAnyRequest) {
   expect_one_line(*o, "NoColonHere");
   c.headers.clear();
   c.data_file = "/nonexistent/body";
-  EXPECT_EQ(fetch(c)->status, 2);
+  EXPECT_EQ(fetch(c)->status, 26);  // curl's "read error"
 }
 
 TEST_F(FetchTest, AnUnsupportedSchemeExits1) {

@@ -211,6 +211,14 @@ Process start_nginx(const TempDir& dir, const std::string& server_body, uint16_t
   return p;
 }
 
+Process start_tls_nginx(const TempDir& dir, const CertFiles& cert, const std::string& server_body,
+                        uint16_t port) {
+  return start_nginx(dir,
+                     "ssl_certificate " + cert.cert.string() + ";\n    ssl_certificate_key " +
+                         cert.key.string() + ";\n" + server_body,
+                     port, "ssl");
+}
+
 Process start_httpbin(uint16_t port) {
   Process p = Process::start({"/usr/bin/python3", "-m", "httpbin.core", "--host", "127.0.0.1",
                               "--port", std::to_string(port)});

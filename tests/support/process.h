@@ -105,6 +105,11 @@ struct CertFiles {
 CertFiles make_self_signed(const TempDir& dir, const std::string& stem, const std::string& cn,
                            int days = 30);
 
+// start_nginx serving https on 127.0.0.1:`port` with `cert`, `server_body` after its
+// certificate directives.
+Process start_tls_nginx(const TempDir& dir, const CertFiles& cert, const std::string& server_body,
+                        uint16_t port);
+
 // A certificate authority for tests: dir/<stem>.crt (self-signed, CA:TRUE) and dir/<stem>.key.
 CertFiles make_ca(const TempDir& dir, const std::string& stem, const std::string& cn);
 
