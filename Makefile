@@ -6,7 +6,7 @@ BASELINE ?=
 FUZZ_SECONDS ?= 30
 JOBS ?= 2
 
-.PHONY: all bootstrap release asan demo test bench fuzz format format-check clean
+.PHONY: all bootstrap release asan demo test fresh-check bench fuzz format format-check clean
 
 all: release
 
@@ -27,6 +27,10 @@ test: bootstrap format-check
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j$(JOBS)
 	@ctest --preset asan
+
+# make demo and make test on a fresh minimal Debian 12 chroot (root; KEEP=1 keeps the chroot)
+fresh-check:
+	@scripts/fresh-check
 
 bench: release
 	@python3 scripts/bench.py --build build/release $(if $(SUITE),--suite $(SUITE)) \
