@@ -318,14 +318,12 @@ struct Crawler::State {
 
   // --- requests -----------------------------------------------------------------------------
 
-  // A request for `url` as every fetch of the crawl makes it: its proxy, its cookies, the
-  // time limits (the client's defaults carry the fields, user agent and TLS trust).
+  // A request for `url` as every fetch of the crawl makes it: its proxy and its cookies (the
+  // client's defaults carry the fields, user agent, time limits and TLS trust).
   http::HttpRequest request_for(const Url& url) const {
     http::HttpRequest req;
     req.parsed_url = url;
     req.raise_error = false;
-    req.request_timeout = o.request_timeout;
-    req.connect_timeout = std::min(o.connect_timeout, o.request_timeout);
     req.proxy = std::string(o.proxies.for_url(url));
     std::string cookie = o.cookie_jar.header_for(url, std::chrono::system_clock::now());
     if (!o.cookie.empty()) cookie.append(cookie.empty() ? "" : "; ").append(o.cookie);
@@ -680,6 +678,8 @@ Task<CrawlSummary> Crawler::run() {
   co.max_connections_per_host = std::max<size_t>(1, s.o.per_host);
   co.hostname_mapping = s.o.hostname_mapping;
   co.defaults.user_agent = s.o.user_agent;
+  co.defaults.request_timeout = s.o.request_timeout;
+  co.defaults.connect_timeout = std::min(s.o.connect_timeout, s.o.request_timeout);
   co.defaults.headers = s.o.headers;
   co.defaults.validate_cert = s.o.validate_cert;
   co.defaults.ca_certs = s.o.ca_certs;
