@@ -102,32 +102,45 @@ int main(int argc, char** argv) {
   squall::cli::CrawlCommand crawl;
   auto* crawl_cmd = app.add_subcommand(
       "crawl",
-      "Crawl everything beneath a URL: robots.txt obeyed, polite per host, state kept in SQLite "
-      "so\n"
-      "that the same command resumes after Ctrl-C or a crash. Prints a progress line on a\n"
-      "terminal and a summary at the end.\n"
+      "Crawl everything beneath a URL's directory: robots.txt obeyed, polite per host, state\n"
+      "kept in SQLite so that the same command resumes after Ctrl-C or a crash. Prints a\n"
+      "progress line on a terminal and a summary at the end. One crawl per state file: another\n"
+      "crawl needs its own --state (or --fresh to start over), and one process at a time.\n"
+      "--concurrency is the fetches in flight in all; each host gets at most --per-host of them\n"
+      "(default 2), so a crawl of one host runs --per-host at once: raise both for your own "
+      "server.\n"
+      "Proxies: --proxy, else http_proxy, https_proxy, all_proxy and no_proxy as curl reads them.\n"
       "Exit status: 0 finished, 3 --timeout ended it, 130/143 interrupted (both resumable),\n"
-      "2 usage error, 1 could not run.\n"
+      "2 usage error or a state/output file of another crawl, 1 could not run (or robots.txt\n"
+      "disallows everything). Nothing fetched successfully: 4 network failure, 5 TLS failure,\n"
+      "8 the server answered with errors (as wget numbers them).\n"
       "Examples:\n"
       "  squall crawl http://127.0.0.1:8000/docs/\n"
+      "  squall crawl http://127.0.0.1:8000/library/index.html   # all of /library/, as wget -np\n"
       "  squall crawl https://example.org/ --scope domain --max-pages 1000 --jsonl pages.jsonl\n"
       "  squall crawl http://127.0.0.1:8000/ --concurrency 64 --per-host 8 --warc site.warc.gz\n"
+      "  squall crawl https://intranet.test/ -k -H 'Authorization: Bearer T' -b session=abc\n"
       "  sqlite3 crawl.db 'select status, count(*) from results group by status'");
   crawl_cmd->add_option("URL", crawl.urls, "start URLs (http or https)")->required();
-  crawl_cmd->add_option("-c,--concurrency", crawl.concurrency, "fetches in flight")
+  crawl_cmd
+      ->add_option("-c,--concurrency", crawl.concurrency,
+                   "fetches in flight in all (each host: at most --per-host)")
       ->capture_default_str();
-  crawl_cmd->add_option("--timeout", crawl.timeout, "seconds for the whole crawl")
+  crawl_cmd->add_option("--timeout", crawl.timeout, "seconds for the whole crawl (positive)")
       ->capture_default_str();
   crawl_cmd
       ->add_option("--scope", crawl.scope,
-                   "prefix (beneath the start URL), host, domain (registrable domain) or any")
+                   "prefix (beneath the start URL's directory: http://h/a/b.html covers "
+                   "http://h/a/, as wget -np), host, domain (registrable domain) or any")
       ->capture_default_str();
   crawl_cmd->add_option("--include", crawl.include,
                         "only URLs matching this regular expression (repeatable)");
   crawl_cmd->add_option("--exclude", crawl.exclude,
                         "skip URLs matching this regular expression (repeatable)");
-  crawl_cmd->add_option("--max-depth", crawl.max_depth, "links followed from a start URL");
-  crawl_cmd->add_option("--max-pages", crawl.max_pages, "stop after this many pages");
+  crawl_cmd->add_option("--max-depth", crawl.max_depth,
+                        "links followed from a start URL (0: the start URLs only)");
+  crawl_cmd->add_option("--max-pages", crawl.max_pages,
+                        "fetch this many pages in all, resumes of the crawl included");
   crawl_cmd->add_option("--max-page-size", crawl.max_page_size, "bytes; larger pages fail")
       ->capture_default_str();
   crawl_cmd->add_flag("--ignore-robots", crawl.ignore_robots, "do not fetch or obey robots.txt");
@@ -139,12 +152,40 @@ int main(int argc, char** argv) {
                         "when longer)");
   crawl_cmd->add_option("--user-agent", crawl.user_agent, "User-Agent and robots.txt token")
       ->capture_default_str();
+  crawl_cmd
+      ->add_option("-H,--header", crawl.headers,
+                   "'Name: value' sent with every request, repeatable")
+      ->allow_extra_args(false);
+  crawl_cmd
+      ->add_option("-b,--cookie", crawl.cookies,
+                   "cookies 'a=1; b=2' for every request, or (no '=') a Netscape cookie file "
+                   "whose cookies go where they match, as curl -b; repeatable")
+      ->allow_extra_args(false);
+  crawl_cmd->add_option("-x,--proxy", crawl.proxy,
+                        "http://[user:password@]host:port for every URL (no_proxy still applies)");
+  crawl_cmd->add_flag("-k,--insecure", crawl.insecure, "do not verify TLS certificates");
+  crawl_cmd->add_option(
+      "--cacert", crawl.cacert,
+      "trust the certificate authorities in this PEM file instead of the system's");
+  crawl_cmd
+      ->add_option("--timeout-per-fetch", crawl.timeout_per_fetch,
+                   "seconds for one fetch (each redirect hop), connecting included")
+      ->capture_default_str();
   crawl_cmd->add_option("--retries", crawl.retries, "tries after a 599, 429 or 5xx")
       ->capture_default_str();
-  crawl_cmd->add_option("--state", crawl.state, "the SQLite file that keeps the crawl")
+  crawl_cmd
+      ->add_option("--state", crawl.state,
+                   "the SQLite file that keeps the crawl (one crawl per file; a run with other "
+                   "start URLs is refused)")
       ->capture_default_str();
-  crawl_cmd->add_option("--jsonl", crawl.jsonl, "write a JSON line per page here (- for stdout)");
-  crawl_cmd->add_option("--warc", crawl.warc, "write requests and responses as WARC 1.1 here");
+  crawl_cmd->add_flag("--fresh", crawl.fresh,
+                      "start over: drop what the state file and the outputs hold");
+  crawl_cmd->add_option("--jsonl", crawl.jsonl,
+                        "write a JSON line per page here (- for stdout); a resume appends, a "
+                        "file of another crawl is refused");
+  crawl_cmd->add_option("--warc", crawl.warc,
+                        "write requests and responses as WARC 1.1 here (appended on resume, as "
+                        "--jsonl)");
   crawl_cmd->add_flag("-q,--quiet", crawl.quiet, "no progress line and no summary");
 
   try {

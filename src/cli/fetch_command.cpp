@@ -8,6 +8,7 @@
 #include <string>
 
 #include "squall/cli/fetch_command.h"
+#include "squall/cli/request_options.h"
 #include "squall/core.h"
 #include "squall/http/client.h"
 #include "squall/http/decode.h"
@@ -178,17 +179,8 @@ void describe_response(const HttpResponse& r, std::ostream& err) {
 std::string build_request(const FetchCommand& c, HttpRequest& request) {
   request.url = c.url;
   request.raise_error = false;
-  for (const auto& line : c.headers) {
-    size_t colon = line.find(':');
-    std::string_view name = std::string_view(line).substr(0, colon);
-    if (colon == std::string::npos || name.empty()) {
-      return "bad header '" + line + "' (give -H 'Name: value')";
-    }
-    std::string_view value = std::string_view(line).substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-      value.remove_prefix(1);
-    request.headers.add(name, value);
-  }
+  for (const auto& line : c.headers)
+    if (std::string bad = add_header_flag(line, request.headers); !bad.empty()) return bad;
   if (c.data && c.data_file) return "give either -d or --data-file, not both";
   bool has_body = false;
   if (c.data) {

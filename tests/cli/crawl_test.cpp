@@ -201,7 +201,8 @@ TEST(CrawlCommand, TimeoutEndsTheCrawlWithStatusThree) {
       work.path());
   int status = crawl.wait(60s);
   EXPECT_EQ(exit_status(status), 3) << crawl.output();
-  EXPECT_NE(crawl.output().find("Done in "), std::string::npos) << crawl.output();
+  EXPECT_NE(crawl.output().find("Timed out after "), std::string::npos) << crawl.output();
+  EXPECT_EQ(crawl.output().find("Done in "), std::string::npos) << crawl.output();
 }
 
 TEST(CrawlCommand, UsageErrorsExitWithStatusTwo) {
