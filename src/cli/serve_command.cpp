@@ -1,4 +1,5 @@
 // `squall serve`: StaticFiles behind HttpWorkers, until a signal.
+#include <cerrno>
 #include <exception>
 #include <ostream>
 #include <string>
@@ -9,6 +10,7 @@
 #include "squall/http/server.h"
 #include "squall/http/static_files.h"
 #include "squall/net/address.h"
+#include "squall/net/net_error.h"
 
 namespace squall::cli {
 
@@ -46,6 +48,13 @@ int run_serve(const ServeCommand& command, std::ostream& out, std::ostream& err)
     out << "Stopping (signal " << signal << ")" << std::endl;
     workers.stop(std::chrono::seconds(5));
     return 0;
+  } catch (const NetError& e) {
+    err << "squall serve: " << e.what();
+    if (e.error_number() == EADDRINUSE)
+      err << "; another process listens on port " << address->port()
+          << ": stop it, or choose another --port (0 picks a free one)";
+    err << "\n";
+    return 2;
   } catch (const std::exception& e) {
     err << "squall serve: " << e.what() << "\n";
     return 2;

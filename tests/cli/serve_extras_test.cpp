@@ -1,0 +1,109 @@
+// Tests for what `squall serve` adds to a plain file server, run as a user runs it: a port in
+// use refused.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <utime.h>
+
+#include <csignal>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "cli/serve_peer.h"
+#include "http/web_peers.h"
+#include "squall/http/decode.h"
+#include "support/process.h"
+
+namespace squall::test {
+namespace {
+
+// The exit status of a `squall serve` that must give up at once (-1 if it kept running).
+int exit_status(Process& p) {
+  int status = p.wait(std::chrono::seconds(20));
+  if (status == -1) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Process start_failing_serve(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{squall_binary().string(), "serve"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return Process::start(argv);
+}
+
+// SIGTERM, and the clean exit a test relies on before it reads what the server wrote.
+void stop_cleanly(Process& p) {
+  int status = p.stop(SIGTERM, std::chrono::seconds(10));
+  ASSERT_TRUE(WIFEXITED(status)) << p.output();
+  EXPECT_EQ(WEXITSTATUS(status), 0) << p.output();
+}
+
+std::string base_url(uint16_t port) {
+  return cat("http://127.0.0.1:", std::to_string(port));
+}
+
+// --- a port in use ---------------------------------------------------------------------------
+
+// Another program listening with SO_REUSEPORT, as a second squall or nginx's `reuseport` does:
+// the case where Linux would let a SO_REUSEPORT listener join it.
+Process start_reuseport_listener(uint16_t port) {
+  Process p = Process::start({"python3", "-c",
+                              "import socket, sys, time\n"
+                              "s = socket.socket()\n"
+                              "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+                              "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)\n"
+                              "s.bind(('127.0.0.1', int(sys.argv[1])))\n"
+                              "s.listen()\n"
+                              "while True: time.sleep(60)\n",
+                              std::to_string(port)});
+  wait_for_port(port, "python3 listener", &p);
+  return p;
+}
+
+TEST(SquallServeExtras, APortAnotherProgramListensOnIsRefusedNamingThePort) {
+  TempDir dir;
+  dir.write("a.txt", "A");
+  uint16_t port = free_port();
+  Process other = start_reuseport_listener(port);
+  for (std::string workers : {"1", "2"}) {
+    Process p = start_failing_serve(
+        {dir.path().string(), "--port", std::to_string(port), "--workers", workers});
+    EXPECT_EQ(exit_status(p), 2) << p.output();
+    EXPECT_NE(p.output().find("address already in use"), std::string::npos) << p.output();
+    EXPECT_NE(p.output().find(cat("port ", std::to_string(port))), std::string::npos) << p.output();
+    EXPECT_EQ(p.output().find("Serving"), std::string::npos) << p.output();
+  }
+}
+
+TEST(SquallServeExtras, APortPythonsHttpServerHoldsIsRefused) {
+  TempDir dir;
+  uint16_t port = free_port();
+  Process python = Process::start(
+      {"python3", "-m", "http.server", std::to_string(port), "--bind", "127.0.0.1"}, dir.path());
+  wait_for_port(port, "python3 -m http.server", &python);
+  Process p = start_failing_serve({dir.path().string(), "--port", std::to_string(port)});
+  EXPECT_EQ(exit_status(p), 2) << p.output();
+  EXPECT_NE(p.output().find("address already in use"), std::string::npos) << p.output();
+}
+
+TEST(SquallServeExtras, ASecondServeOnTheSamePortFailsAndTheFirstKeepsEveryConnection) {
+  TempDir dir;
+  dir.write("a.txt", "first");
+  Process first;
+  uint16_t port = start_serve(
+      first, {dir.path().string(), "--port", std::to_string(free_port()), "--workers", "3"});
+  ASSERT_NE(port, 0) << first.output();
+  for (std::vector<std::string> extra :
+       {std::vector<std::string>{"--workers", "3"}, {"--workers", "1"}, {"--bind", "0.0.0.0"}}) {
+    std::vector<std::string> args{dir.path().string(), "--port", std::to_string(port)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Process second = start_failing_serve(args);
+    EXPECT_EQ(exit_status(second), 2) << second.output();
+    EXPECT_NE(second.output().find("address already in use"), std::string::npos) << second.output();
+  }
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(curl({base_url(port) + "/a.txt"}).body, "first");
+  stop_cleanly(first);
+}
+
+}  // namespace
+}  // namespace squall::test
