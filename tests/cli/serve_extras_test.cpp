@@ -1,18 +1,15 @@
 // Tests for what `squall serve` adds to a plain file server, run as a user runs it: a port in
-// use refused.
+// use refused, --bind with a name, the access log.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <utime.h>
 
 #include <csignal>
 #include <filesystem>
 #include <regex>
-#include <set>
 #include <string>
 
 #include "cli/serve_peer.h"
 #include "http/web_peers.h"
-#include "squall/http/decode.h"
 #include "support/process.h"
 
 namespace squall::test {
@@ -103,6 +100,86 @@ TEST(SquallServeExtras, ASecondServeOnTheSamePortFailsAndTheFirstKeepsEveryConne
   }
   for (int i = 0; i < 8; ++i) EXPECT_EQ(curl({base_url(port) + "/a.txt"}).body, "first");
   stop_cleanly(first);
+}
+
+// --- --bind ------------------------------------------------------------------------------------
+
+TEST(SquallServeExtras, BindAcceptsAHostNameAndListensOnItsAddress) {
+  TempDir dir;
+  dir.write("a.txt", "local");
+  Process p;
+  uint16_t port = start_serve(p, {dir.path().string(), "--port", "0", "--bind", "localhost"});
+  ASSERT_NE(port, 0) << p.output();
+  EXPECT_NE(p.output().find(cat(" at http://127.0.0.1:", std::to_string(port), "/")),
+            std::string::npos)
+      << p.output();
+  EXPECT_EQ(curl({cat("http://localhost:", std::to_string(port), "/a.txt")}).body, "local");
+  stop_cleanly(p);
+}
+
+TEST(SquallServeExtras, BindToANameThatDoesNotResolveSaysSo) {
+  TempDir dir;
+  Process p = start_failing_serve({dir.path().string(), "--bind", "nowhere.invalid"});
+  EXPECT_EQ(exit_status(p), 2) << p.output();
+  EXPECT_NE(p.output().find("--bind"), std::string::npos) << p.output();
+  EXPECT_NE(p.output().find("nowhere.invalid"), std::string::npos) << p.output();
+}
+
+// --- the access log ----------------------------------------------------------------------------
+
+const char* const kTime = R"(\[\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\])";
+
+TEST(SquallServeExtras, AccessLogWritesCombinedLinesToAFile) {
+  TempDir dir;
+  dir.write("a.txt", "A");
+  std::filesystem::path log = dir.path() / "logs" / "access.log";
+  std::filesystem::create_directories(log.parent_path());
+  Process p;
+  uint16_t port = start_serve(
+      p, {dir.path().string(), "--port", "0", "--access-log", log.string(), "--workers", "2"});
+  ASSERT_NE(port, 0) << p.output();
+  std::string url = base_url(port) + "/a.txt";
+  EXPECT_EQ(curl({url, "-A", "agent \"quoted\"", "-e", "http://example.test/from"}).body, "A");
+  EXPECT_EQ(curl({"-I", url}).status, 200);
+  EXPECT_EQ(curl({base_url(port) + "/missing"}).status, 404);
+  stop_cleanly(p);
+  std::string lines = read_file(log);
+  std::string a = cat(R"(127\.0\.0\.1 - - )", kTime, R"( "GET /a\.txt HTTP/1\.1" 200 1 )",
+                      R"("http://example\.test/from" "agent \\x22quoted\\x22"\n)");
+  std::string head =
+      cat(R"(127\.0\.0\.1 - - )", kTime, R"( "HEAD /a\.txt HTTP/1\.1" 200 0 "-" "curl/[^"]+"\n)");
+  std::string missing =
+      cat(R"(127\.0\.0\.1 - - )", kTime, R"( "GET /missing HTTP/1\.1" 404 \d+ "-" "curl/[^"]+"\n)");
+  EXPECT_TRUE(std::regex_match(lines, std::regex(a + head + missing))) << lines;
+  EXPECT_EQ(p.output().find("GET /a.txt"), std::string::npos) << "the log went to the file only";
+}
+
+TEST(SquallServeExtras, AccessLogOnStandardOutputInCommonFormat) {
+  TempDir dir;
+  dir.write("a.txt", "A");
+  Process p;
+  uint16_t port = start_serve(
+      p, {dir.path().string(), "--port", "0", "--access-log", "-", "--log-format", "common"});
+  ASSERT_NE(port, 0) << p.output();
+  EXPECT_EQ(curl({base_url(port) + "/a.txt?x=%22"}).body, "A");
+  stop_cleanly(p);
+  std::smatch m;
+  std::string out = p.output();
+  EXPECT_TRUE(std::regex_search(out, m,
+                                std::regex(cat(R"(\n127\.0\.0\.1 - - )", kTime,
+                                               R"( "GET /a\.txt\?x=%22 HTTP/1\.1" 200 1\n)"))))
+      << out;
+}
+
+TEST(SquallServeExtras, AnAccessLogThatCannotBeOpenedIsAnError) {
+  TempDir dir;
+  Process p = start_failing_serve(
+      {dir.path().string(), "--port", "0", "--access-log", (dir.path() / "no/such/dir").string()});
+  EXPECT_EQ(exit_status(p), 2) << p.output();
+  EXPECT_NE(p.output().find("access log"), std::string::npos) << p.output();
+  Process bad = start_failing_serve({dir.path().string(), "--log-format", "json"});
+  EXPECT_EQ(exit_status(bad), 2) << bad.output();
+  EXPECT_NE(bad.output().find("--log-format"), std::string::npos) << bad.output();
 }
 
 }  // namespace

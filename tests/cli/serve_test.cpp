@@ -63,8 +63,9 @@ TEST(RunServe, RefusesWhatCannotBeServedWithExitStatus2) {
   EXPECT_EQ(run_serve({.dir = "/nonexistent/squall-dir", .port = 0}, out, err), 2);
   EXPECT_NE(err.str().find("/nonexistent/squall-dir"), std::string::npos) << err.str();
   err.str("");
-  EXPECT_EQ(run_serve({.port = 0, .bind = "localhost"}, out, err), 2);
-  EXPECT_NE(err.str().find("--bind"), std::string::npos);
+  EXPECT_EQ(run_serve({.port = 0, .bind = "no-such-host.invalid"}, out, err), 2);
+  EXPECT_NE(err.str().find("--bind"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("no-such-host.invalid"), std::string::npos) << err.str();
   err.str("");
   EXPECT_EQ(run_serve({.port = 0, .workers = 0}, out, err), 2);
   EXPECT_NE(err.str().find("--workers"), std::string::npos);

@@ -77,6 +77,8 @@ struct AccessLogEntry {
   int status = 0;
   uint64_t bytes = 0;   // body bytes sent (what GET would have sent, for HEAD: see bytes_written)
   Duration duration{};  // from the end of the request head to the end of the response
+  std::string_view referer;     // the Referer field, empty if none
+  std::string_view user_agent;  // the User-Agent field, empty if none
 };
 
 struct HttpServerOptions {
