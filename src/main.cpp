@@ -90,11 +90,12 @@ int main(int argc, char** argv) {
   auto* serve_cmd = app.add_subcommand(
       "serve",
       "Serve the files of a directory over HTTP (GET and HEAD, ranges, conditional requests,\n"
-      "index.html) until Ctrl-C or SIGTERM; prints the URL it listens on. A port another\n"
-      "process listens on is an error (exit status 2), never shared.\n"
+      "index.html) until Ctrl-C or SIGTERM; prints the URL it listens on.\n"
+      "Hidden paths (.git/, .env: any name starting with '.', but .well-known) are 404.\n"
+      "A port another process listens on is an error (exit status 2), never shared.\n"
       "Examples:\n"
       "  squall serve site --port 8080 --workers 2 --access-log access.log\n"
-      "  squall serve . --bind localhost --port 0 --access-log");
+      "  squall serve . --bind localhost --port 0 --list --access-log");
   serve_cmd->add_option("DIR", serve.dir, "the directory to serve (default .)");
   serve_cmd->add_option("--port", serve.port, "TCP port (default 8000; 0 picks a free one)");
   serve_cmd->add_option("--bind", serve.bind,
@@ -110,6 +111,9 @@ int main(int argc, char** argv) {
           ->expected(0, 1)
           ->type_name("[FILE|-]");
   serve_cmd->add_option("--log-format", serve.log_format, "combined (default) or common");
+  serve_cmd->add_flag("--dotfiles", serve.dotfiles, "serve hidden paths (names starting with .)");
+  serve_cmd->add_flag("--list", serve.list,
+                      "list the entries of a directory that has no index.html (else 404)");
 
   squall::cli::CrawlCommand crawl;
   auto* crawl_cmd = app.add_subcommand(

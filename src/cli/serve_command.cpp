@@ -60,7 +60,10 @@ int run_serve(const ServeCommand& command, std::ostream& out, std::ostream& err)
   try {
     // Opened once here so that a bad directory is reported before any thread starts; each
     // worker gets a copy (they share the root descriptor, read-only).
-    http::StaticFiles files(command.dir);
+    http::StaticOptions static_options;
+    static_options.dotfiles = command.dotfiles;
+    static_options.list_directories = command.list;
+    http::StaticFiles files(command.dir, static_options);
     // Made before the workers, so it outlives them: the destructor writes the last lines.
     std::unique_ptr<http::AccessLog> access_log;
     if (command.access_log) {

@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "squall/core/error.h"
+#include "squall/http/directory_listing.h"
 #include "squall/http/form.h"
 #include "squall/http/http_date.h"
 #include "squall/http/message.h"
@@ -153,6 +154,17 @@ CheckedPath check_static_path(std::string_view encoded) {
     out.path.append(seg);
   }
   return out;
+}
+
+bool hidden_path(std::string_view path) noexcept {
+  while (!path.empty()) {
+    size_t slash = path.find('/');
+    std::string_view seg = path.substr(0, slash);
+    if (!seg.empty() && seg.front() == '.' && seg != ".well-known") return true;
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return false;
 }
 
 bool openat2_available() noexcept {
@@ -338,6 +350,24 @@ Task<void> serve_file(const StaticFiles::State& st, Request& req, Response& resp
   co_await resp.finish();
 }
 
+Task<void> serve_listing(const StaticFiles::State& st, Response& resp, int dir_fd,
+                         std::string_view path) {
+  std::string page;
+  try {
+    page =
+        directory_listing_html(percent_decode(path), read_directory(dir_fd, st.options.dotfiles));
+  } catch (const SystemError&) {
+    page.clear();
+  }
+  if (page.empty()) {
+    co_await resp.send_error(403);
+    co_return;
+  }
+  resp.headers().set("Content-Type", "text/html; charset=utf-8");
+  co_await resp.write(page);
+  co_await resp.finish();
+}
+
 Task<void> serve(std::shared_ptr<const StaticFiles::State> st, Request& req, Response& resp) {
   if (req.method() != "GET" && req.method() != "HEAD") {
     resp.headers().set("Allow", "GET, HEAD");
@@ -358,6 +388,10 @@ Task<void> serve(std::shared_ptr<const StaticFiles::State> st, Request& req, Res
   CheckedPath checked = check_static_path(path.substr(prefix.size()));
   if (checked.status != 0) {
     co_await resp.send_error(checked.status);
+    co_return;
+  }
+  if (!st->options.dotfiles && hidden_path(checked.path)) {
+    co_await resp.send_error(404);
     co_return;
   }
   Fd fd(st->open(checked.path));
@@ -383,15 +417,25 @@ Task<void> serve(std::shared_ptr<const StaticFiles::State> st, Request& req, Res
       co_return;
     }
     if (st->options.index.empty()) {
+      if (st->options.list_directories) {
+        co_await serve_listing(*st, resp, fd.get(), path);
+        co_return;
+      }
       co_await resp.send_error(404);
       co_return;
     }
     name = checked.path.empty() ? st->options.index : checked.path + "/" + st->options.index;
-    fd = Fd(st->open(name));
-    if (fd.get() < 0) {
-      co_await resp.send_error(status_for_errno(errno));
+    Fd index(st->open(name));
+    if (index.get() < 0) {
+      int error = errno;
+      if (error == ENOENT && st->options.list_directories) {
+        co_await serve_listing(*st, resp, fd.get(), path);
+        co_return;
+      }
+      co_await resp.send_error(status_for_errno(error));
       co_return;
     }
+    fd = std::move(index);
     if (::fstat(fd.get(), &info) != 0) {
       co_await resp.send_error(403);
       co_return;

@@ -1,5 +1,5 @@
 // Tests for what `squall serve` adds to a plain file server, run as a user runs it: a port in
-// use refused, --bind with a name, the access log.
+// use refused, --bind with a name, the access log, hidden paths and listings.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -180,6 +180,103 @@ TEST(SquallServeExtras, AnAccessLogThatCannotBeOpenedIsAnError) {
   Process bad = start_failing_serve({dir.path().string(), "--log-format", "json"});
   EXPECT_EQ(exit_status(bad), 2) << bad.output();
   EXPECT_NE(bad.output().find("--log-format"), std::string::npos) << bad.output();
+}
+
+// --- hidden paths ------------------------------------------------------------------------------
+
+void write_hidden_site(const TempDir& dir) {
+  dir.write(".env", "SECRET=1");
+  dir.write(".git/config", "[core]");
+  dir.write("a/.hidden/x", "x");
+  dir.write("a/visible.txt", "visible");
+  dir.write(".well-known/security.txt", "Contact: mailto:security@example.test");
+}
+
+TEST(SquallServeExtras, HiddenPathsAre404WhateverTheirSpelling) {
+  TempDir dir;
+  write_hidden_site(dir);
+  Process p;
+  uint16_t port = start_serve(p, {dir.path().string(), "--port", "0"});
+  ASSERT_NE(port, 0) << p.output();
+  for (const char* target : {"/.env", "/.git/config", "/.git/", "/.git", "/a/.hidden/x",
+                             "/%2egit/config", "/%2Eenv", "/a/%2ehidden/x", "/a/./.hidden/x"}) {
+    Reply r = raw_get(port, target);
+    EXPECT_EQ(r.status, 404) << target;
+    EXPECT_EQ(r.body.find("SECRET"), std::string::npos) << target;
+  }
+  EXPECT_EQ(raw_get(port, "/%2e%2e/").status, 403);
+  EXPECT_EQ(raw_get(port, "/a/%2e%2e/.env").status, 403);
+  EXPECT_EQ(raw_get(port, "/a/visible.txt").body, "visible");
+  EXPECT_EQ(raw_get(port, "/.well-known/security.txt").status, 200);
+  stop_cleanly(p);
+}
+
+TEST(SquallServeExtras, DotfilesServesHiddenPaths) {
+  TempDir dir;
+  write_hidden_site(dir);
+  Process p;
+  uint16_t port = start_serve(p, {dir.path().string(), "--port", "0", "--dotfiles"});
+  ASSERT_NE(port, 0) << p.output();
+  EXPECT_EQ(raw_get(port, "/.env").body, "SECRET=1");
+  EXPECT_EQ(raw_get(port, "/a/.hidden/x").body, "x");
+  EXPECT_EQ(raw_get(port, "/%2e%2e/").status, 403);
+  stop_cleanly(p);
+}
+
+// --- listings ----------------------------------------------------------------------------------
+
+TEST(SquallServeExtras, ListShowsADirectoryWithoutIndexSortedAndEscaped) {
+  TempDir dir;
+  dir.write("d/b.txt", "bb");
+  dir.write("d/a<script>&\"'.txt", "x");
+  dir.write("d/zdir/inner.txt", "i");
+  dir.write("d/adir/inner.txt", "i");
+  dir.write("d/.secret", "s");
+  dir.write("withindex/index.html", "<p>index</p>");
+  Process p;
+  uint16_t port = start_serve(p, {dir.path().string(), "--port", "0", "--list"});
+  ASSERT_NE(port, 0) << p.output();
+  Reply r = curl({base_url(port) + "/d/"});
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(r.body.find("<title>Index of /d/</title>"), std::string::npos) << r.body;
+  EXPECT_EQ(r.body.find("<script>"), std::string::npos) << r.body;
+  EXPECT_EQ(r.body.find(".secret"), std::string::npos) << r.body;
+  size_t up = r.body.find("<a href=\"../\">../</a>");
+  size_t adir = r.body.find("<a href=\"adir/\">adir/</a>");
+  size_t zdir = r.body.find("<a href=\"zdir/\">zdir/</a>");
+  size_t odd =
+      r.body.find("<a href=\"a%3Cscript%3E%26%22%27.txt\">a&lt;script&gt;&amp;&quot;&#39;.txt</a>");
+  size_t b = r.body.find("<a href=\"b.txt\">b.txt</a>");
+  ASSERT_NE(up, std::string::npos) << r.body;
+  ASSERT_NE(adir, std::string::npos) << r.body;
+  ASSERT_NE(zdir, std::string::npos) << r.body;
+  ASSERT_NE(odd, std::string::npos) << r.body;
+  ASSERT_NE(b, std::string::npos) << r.body;
+  EXPECT_LT(up, adir);
+  EXPECT_LT(adir, zdir);
+  EXPECT_LT(zdir, odd);  // directories first, then files, each by name
+  EXPECT_LT(odd, b);
+  // Each link leads to what it names.
+  EXPECT_EQ(curl({base_url(port) + "/d/a%3Cscript%3E%26%22%27.txt"}).body, "x");
+  EXPECT_EQ(curl({base_url(port) + "/withindex/"}).body, "<p>index</p>");
+  EXPECT_EQ(curl({base_url(port) + "/d/.secret"}).status, 404);
+  Reply root = curl({base_url(port) + "/"});
+  EXPECT_EQ(root.body.find("href=\"../\""), std::string::npos) << root.body;
+  EXPECT_NE(root.body.find("href=\"d/\""), std::string::npos) << root.body;
+  stop_cleanly(p);
+}
+
+TEST(SquallServeExtras, WithoutListADirectoryWithoutIndexIs404) {
+  TempDir dir;
+  dir.write("d/b.txt", "bb");
+  Process p;
+  uint16_t port = start_serve(p, {dir.path().string(), "--port", "0"});
+  ASSERT_NE(port, 0) << p.output();
+  Reply r = curl({base_url(port) + "/d/"});
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.body.find("b.txt"), std::string::npos);
+  stop_cleanly(p);
 }
 
 }  // namespace

@@ -1,13 +1,16 @@
 // `squall serve`: a static file server for a directory (python -m http.server, done with
 // squall's own server).
 //
-//   squall serve site --port 8080 --workers 2 --access-log access.log
+//   squall serve site --port 8080 --workers 2 --access-log access.log --list
 //
 // Prints "Serving <DIR> at http://<ADDR>:<PORT>/" once every worker listens (with --port 0,
 // the port the system chose), serves until SIGINT or SIGTERM, then stops gracefully: no new
 // connections, requests in flight get up to five seconds to finish.
 //
-// A port another process listens on is an error, never shared.
+// What it serves, beyond StaticFiles's defaults (static_files.h): hidden paths (.git/, .env, a
+// segment starting with '.', except .well-known) are 404 unless --dotfiles; a directory without
+// index.html is 404 unless --list, which answers with a listing. A port another process
+// listens on is an error, never shared.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +28,8 @@ struct ServeCommand {
   bool access_log = false;         // one line per request (access_log.h)
   std::string access_log_file;     // where: "" standard error, "-" standard output, or a file
   std::string log_format = "combined";  // or "common"
+  bool dotfiles = false;                // serve hidden paths
+  bool list = false;                    // directory listings
 };
 
 // Runs the server until SIGINT or SIGTERM; returns the exit status: 0 after a clean stop, 2
