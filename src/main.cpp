@@ -90,8 +90,8 @@ int main(int argc, char** argv) {
   auto* serve_cmd = app.add_subcommand(
       "serve",
       "Serve the files of a directory over HTTP (GET and HEAD, ranges, conditional requests,\n"
-      "index.html) until Ctrl-C or SIGTERM; prints the URL it listens on.\n"
-      "Hidden paths (.git/, .env: any name starting with '.', but .well-known) are 404.\n"
+      "index.html, zstd and gzip for text) until Ctrl-C or SIGTERM; prints the URL it listens\n"
+      "on. Hidden paths (.git/, .env: any name starting with '.', but .well-known) are 404.\n"
       "A port another process listens on is an error (exit status 2), never shared.\n"
       "Examples:\n"
       "  squall serve site --port 8080 --workers 2 --access-log access.log\n"
@@ -114,6 +114,8 @@ int main(int argc, char** argv) {
   serve_cmd->add_flag("--dotfiles", serve.dotfiles, "serve hidden paths (names starting with .)");
   serve_cmd->add_flag("--list", serve.list,
                       "list the entries of a directory that has no index.html (else 404)");
+  serve_cmd->add_flag("--no-compress{false}", serve.compress,
+                      "send text files as they are, never zstd or gzip");
 
   squall::cli::CrawlCommand crawl;
   auto* crawl_cmd = app.add_subcommand(

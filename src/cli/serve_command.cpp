@@ -63,6 +63,7 @@ int run_serve(const ServeCommand& command, std::ostream& out, std::ostream& err)
     http::StaticOptions static_options;
     static_options.dotfiles = command.dotfiles;
     static_options.list_directories = command.list;
+    static_options.compress = command.compress;
     http::StaticFiles files(command.dir, static_options);
     // Made before the workers, so it outlives them: the destructor writes the last lines.
     std::unique_ptr<http::AccessLog> access_log;

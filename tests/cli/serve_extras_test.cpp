@@ -1,15 +1,18 @@
 // Tests for what `squall serve` adds to a plain file server, run as a user runs it: a port in
-// use refused, --bind with a name, the access log, hidden paths and listings.
+// use refused, --bind with a name, the access log, hidden paths, listings and compression.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <utime.h>
 
 #include <csignal>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "cli/serve_peer.h"
 #include "http/web_peers.h"
+#include "squall/http/decode.h"
 #include "support/process.h"
 
 namespace squall::test {
@@ -276,6 +279,121 @@ TEST(SquallServeExtras, WithoutListADirectoryWithoutIndexIs404) {
   Reply r = curl({base_url(port) + "/d/"});
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(r.body.find("b.txt"), std::string::npos);
+  stop_cleanly(p);
+}
+
+// --- compression -------------------------------------------------------------------------------
+
+std::string page_text() {
+  std::string text;
+  for (int i = 0; i < 400; ++i) text.append("<p>line ").append(std::to_string(i)).append("</p>\n");
+  return text;
+}
+
+TEST(SquallServeExtras, TextGoesOutInTheCodingTheClientAcceptsWithItsOwnETag) {
+  TempDir dir;
+  const std::string text = page_text();
+  dir.write("page.html", text);
+  dir.write("image.png", text);  // not a text type, whatever its bytes
+  Process p;
+  uint16_t port = start_serve(p, {dir.path().string(), "--port", "0"});
+  ASSERT_NE(port, 0) << p.output();
+  const std::string url = base_url(port) + "/page.html";
+
+  Reply plain = curl({url});
+  EXPECT_EQ(plain.body, text);
+  EXPECT_EQ(plain.header("Content-Encoding"), "");
+  EXPECT_EQ(plain.header("Vary"), "Accept-Encoding");
+
+  Reply gz = curl({url, "-H", "Accept-Encoding: gzip"});
+  EXPECT_EQ(gz.header("Content-Encoding"), "gzip");
+  EXPECT_EQ(gz.header("Vary"), "Accept-Encoding");
+  EXPECT_LT(gz.body.size(), text.size());
+  EXPECT_EQ(std::to_string(gz.body.size()), gz.header("Content-Length"));
+  EXPECT_EQ(http::decode_content("gzip", gz.body), text);
+
+  Reply zst = curl({url, "-H", "Accept-Encoding: zstd"});
+  EXPECT_EQ(zst.header("Content-Encoding"), "zstd");
+  EXPECT_EQ(http::decode_content("zstd", zst.body), text);
+
+  // curl --compressed decodes whatever it chose; the client weighs codings, the server obeys.
+  EXPECT_EQ(run_curl({"--compressed", url}), text);
+  EXPECT_EQ(curl({url, "-H", "Accept-Encoding: zstd;q=0.5, gzip"}).header("Content-Encoding"),
+            "gzip");
+  EXPECT_EQ(curl({url, "-H", "Accept-Encoding: gzip;q=0, *;q=0"}).header("Content-Encoding"), "");
+
+  // One ETag per encoding, and each revalidates only its own.
+  std::set<std::string> etags{plain.header("ETag"), gz.header("ETag"), zst.header("ETag")};
+  EXPECT_EQ(etags.size(), 3u);
+  Reply again =
+      curl({url, "-H", "Accept-Encoding: gzip", "-H", "If-None-Match: " + gz.header("ETag")});
+  EXPECT_EQ(again.status, 304);
+  EXPECT_EQ(again.header("ETag"), gz.header("ETag"));
+  EXPECT_EQ(again.header("Vary"), "Accept-Encoding");
+  EXPECT_EQ(curl({url, "-H", "Accept-Encoding: zstd", "-H", "If-None-Match: " + gz.header("ETag")})
+                .status,
+            200);
+
+  // HEAD says what GET sends.
+  Reply head = curl({"-I", url, "-H", "Accept-Encoding: gzip"});
+  EXPECT_EQ(head.header("Content-Length"), gz.header("Content-Length"));
+  EXPECT_EQ(head.header("Content-Encoding"), "gzip");
+
+  // A range is a range of the file itself, never of one encoding.
+  Reply range = curl({url, "-H", "Accept-Encoding: gzip", "-r", "3-9"});
+  EXPECT_EQ(range.status, 206);
+  EXPECT_EQ(range.header("Content-Encoding"), "");
+  EXPECT_EQ(range.body, text.substr(3, 7));
+
+  Reply png = curl({base_url(port) + "/image.png", "-H", "Accept-Encoding: gzip"});
+  EXPECT_EQ(png.header("Content-Encoding"), "");
+  EXPECT_EQ(png.header("Vary"), "");
+  EXPECT_EQ(png.body, text);
+  stop_cleanly(p);
+}
+
+TEST(SquallServeExtras, APrecompressedSiblingIsPreferredUnlessOlderThanTheFile) {
+  TempDir dir;
+  const std::string text = page_text();
+  dir.write("app.js", text);
+  // The sibling's content proves which bytes were sent.
+  std::filesystem::path gz = dir.write("app.js.gz", "");
+  {
+    Process gzip =
+        Process::start({"sh", "-c", "printf 'from the sibling' | gzip -9 > \"$0\"", gz.string()});
+    ASSERT_EQ(gzip.wait(std::chrono::seconds(20)), 0) << gzip.output();
+  }
+  dir.write("old.css", text);
+  std::filesystem::path old_gz = dir.write("old.css.gz", "stale");
+  std::filesystem::last_write_time(
+      old_gz, std::filesystem::last_write_time(dir.path() / "old.css") - std::chrono::hours(1));
+  Process p;
+  uint16_t port = start_serve(p, {dir.path().string(), "--port", "0"});
+  ASSERT_NE(port, 0) << p.output();
+
+  Reply r = curl({base_url(port) + "/app.js", "-H", "Accept-Encoding: zstd, gzip"});
+  EXPECT_EQ(r.header("Content-Encoding"), "gzip");  // an existing file beats compressing anew
+  EXPECT_EQ(r.header("Content-Type"), "text/javascript; charset=utf-8");
+  EXPECT_EQ(http::decode_content("gzip", r.body), "from the sibling");
+  Reply zst = curl({base_url(port) + "/app.js", "-H", "Accept-Encoding: zstd"});
+  EXPECT_EQ(http::decode_content("zstd", zst.body), text);
+
+  Reply old = curl({base_url(port) + "/old.css", "-H", "Accept-Encoding: gzip"});
+  EXPECT_EQ(old.header("Content-Encoding"), "gzip");
+  EXPECT_EQ(http::decode_content("gzip", old.body), text);
+  stop_cleanly(p);
+}
+
+TEST(SquallServeExtras, NoCompressSendsTextAsItIs) {
+  TempDir dir;
+  dir.write("page.html", page_text());
+  Process p;
+  uint16_t port = start_serve(p, {dir.path().string(), "--port", "0", "--no-compress"});
+  ASSERT_NE(port, 0) << p.output();
+  Reply r = curl({base_url(port) + "/page.html", "-H", "Accept-Encoding: gzip, zstd"});
+  EXPECT_EQ(r.header("Content-Encoding"), "");
+  EXPECT_EQ(r.header("Vary"), "");
+  EXPECT_EQ(r.body, page_text());
   stop_cleanly(p);
 }
 

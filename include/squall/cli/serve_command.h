@@ -9,8 +9,9 @@
 //
 // What it serves, beyond StaticFiles's defaults (static_files.h): hidden paths (.git/, .env, a
 // segment starting with '.', except .well-known) are 404 unless --dotfiles; a directory without
-// index.html is 404 unless --list, which answers with a listing. A port another process
-// listens on is an error, never shared.
+// index.html is 404 unless --list, which answers with a listing; text types go out compressed
+// with zstd or gzip to clients that accept it (precompressed .zst/.gz siblings first) unless
+// --no-compress. A port another process listens on is an error, never shared.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +31,7 @@ struct ServeCommand {
   std::string log_format = "combined";  // or "common"
   bool dotfiles = false;                // serve hidden paths
   bool list = false;                    // directory listings
+  bool compress = true;                 // zstd and gzip for text types
 };
 
 // Runs the server until SIGINT or SIGTERM; returns the exit status: 0 after a clean stop, 2

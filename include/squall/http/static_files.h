@@ -19,6 +19,15 @@
 //   - 404 for what does not exist (or lies outside the prefix), and for hidden paths (a
 //     segment starting with '.': .git/, .env) unless dotfiles is set; 403 for anything else it
 //     will not serve (not a regular file, no permission);
+//   - with compress, text types (content_negotiation.h) in a content coding the client accepts
+//     (zstd or gzip, by its Accept-Encoding weights, zstd first when it weighs them alike): a
+//     precompressed sibling (name.zst, name.gz) when one exists and is not older than the file,
+//     as nginx's gzip_static, else compressed on the fly for files up to max_compress_size,
+//     sent only if smaller. Such responses carry Vary: Accept-Encoding (identity ones too),
+//     Content-Encoding, and an ETag of their own (the encoded bytes' size and time, then
+//     "-gzip" or "-zstd"), so caches and If-None-Match never mix encodings. A Range request
+//     is answered from the file itself, uncompressed, so byte offsets always mean the same
+//     bytes.
 //
 // No way out of the root. The path is checked before it is decoded and after: an encoded
 // slash or backslash (%2F, %5C), a '..' segment in any spelling (%2e%2e), a backslash and a NUL
@@ -70,6 +79,11 @@ struct StaticOptions {
   bool dotfiles = false;
   // A directory without its index file answers with a listing of its entries.
   bool list_directories = false;
+  // Compress text types for clients that accept it (see above).
+  bool compress = false;
+  // The largest file compressed on the fly (bytes; it is read and compressed in memory on the
+  // loop's thread); larger ones go out as they are unless precompressed. 0: precompressed only.
+  uint64_t max_compress_size = uint64_t{1} << 20;
 };
 
 // --- the pieces, exposed for tests ------------------------------------------------------
