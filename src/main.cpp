@@ -90,14 +90,32 @@ int main(int argc, char** argv) {
   auto* serve_cmd = app.add_subcommand(
       "serve",
       "Serve the files of a directory over HTTP (GET and HEAD, ranges, conditional requests,\n"
-      "index.html) until Ctrl-C or SIGTERM; prints the URL it listens on.\n"
-      "Example: squall serve site --port 8080 --workers 2 --access-log");
+      "index.html, zstd and gzip for text) until Ctrl-C or SIGTERM; prints the URL it listens\n"
+      "on. Hidden paths (.git/, .env: any name starting with '.', but .well-known) are 404.\n"
+      "A port another process listens on is an error (exit status 2), never shared.\n"
+      "Examples:\n"
+      "  squall serve site --port 8080 --workers 2 --access-log access.log\n"
+      "  squall serve . --bind localhost --port 0 --list --access-log");
   serve_cmd->add_option("DIR", serve.dir, "the directory to serve (default .)");
   serve_cmd->add_option("--port", serve.port, "TCP port (default 8000; 0 picks a free one)");
-  serve_cmd->add_option("--bind", serve.bind, "IP address to listen on (default 127.0.0.1)");
+  serve_cmd->add_option("--bind", serve.bind,
+                        "IP address or host name to listen on (default 127.0.0.1; a name "
+                        "listens on its first IPv4 address, else its first IPv6)");
   serve_cmd->add_option("--workers", serve.workers,
                         "threads, each with its own loop, sharing the port (default 1)");
-  serve_cmd->add_flag("--access-log", serve.access_log, "one line per request on standard error");
+  auto* access_log_opt =
+      serve_cmd
+          ->add_option("--access-log", serve.access_log_file,
+                       "one line per request (nginx's combined format), appended to FILE, or on "
+                       "standard output for -, or on standard error without FILE")
+          ->expected(0, 1)
+          ->type_name("[FILE|-]");
+  serve_cmd->add_option("--log-format", serve.log_format, "combined (default) or common");
+  serve_cmd->add_flag("--dotfiles", serve.dotfiles, "serve hidden paths (names starting with .)");
+  serve_cmd->add_flag("--list", serve.list,
+                      "list the entries of a directory that has no index.html (else 404)");
+  serve_cmd->add_flag("--no-compress{false}", serve.compress,
+                      "send text files as they are, never zstd or gzip");
 
   squall::cli::CrawlCommand crawl;
   auto* crawl_cmd = app.add_subcommand(
@@ -198,7 +216,10 @@ int main(int argc, char** argv) {
   if (links_cmd->parsed()) return squall::cli::run_links(links, std::cin, std::cout, std::cerr);
   if (robots_cmd->parsed()) return squall::cli::run_robots(robots, std::cin, std::cout, std::cerr);
   if (fetch_cmd->parsed()) return squall::cli::run_fetch(fetch, std::cout, std::cerr);
-  if (serve_cmd->parsed()) return squall::cli::run_serve(serve, std::cout, std::cerr);
+  if (serve_cmd->parsed()) {
+    serve.access_log = access_log_opt->count() > 0;
+    return squall::cli::run_serve(serve, std::cout, std::cerr);
+  }
   if (crawl_cmd->parsed())
     return squall::cli::run_crawl(crawl, std::cerr, isatty(STDERR_FILENO) != 0);
   return 2;

@@ -418,6 +418,8 @@ void Connection::log_access(int status, uint64_t bytes) {
   if (!o_.access_log && !o_.access_log_sink) return;
   AccessLogEntry e{peer(), req_.method_, req_.target_,         req_.version_,
                    status, bytes,        Clock::now() - start_};
+  e.referer = req_.header("Referer").value_or(std::string_view());
+  e.user_agent = req_.header("User-Agent").value_or(std::string_view());
   if (o_.access_log_sink) {
     o_.access_log_sink(e);
     return;
