@@ -143,7 +143,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   crawl_cmd->add_option("--state", crawl.state, "the SQLite file that keeps the crawl")
       ->capture_default_str();
-  crawl_cmd->add_option("--jsonl", crawl.jsonl, "write a JSON line per page here (- for stdout)");
+  crawl_cmd->add_option(
+      "--jsonl", crawl.jsonl,
+      "write a JSON line per page here (- for stdout): url, final_url, status (599: no HTTP\n"
+      "status came, error_kind says why), depth, parent, content_type, length (body bytes),\n"
+      "fetched_at, elapsed_ms, links (count), error, error_kind, title, redirects (the URLs\n"
+      "that redirected, in order), content_length, last_modified, etag; null when absent");
+  crawl_cmd->add_flag("--jsonl-links", crawl.jsonl_links,
+                      "add each page's links to its JSON line (\"outlinks\": resolved URLs)");
   crawl_cmd->add_option("--warc", crawl.warc, "write requests and responses as WARC 1.1 here");
   crawl_cmd->add_flag("-q,--quiet", crawl.quiet, "no progress line and no summary");
 

@@ -130,6 +130,7 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
   o.retries = c.retries;
   o.state = c.state;
   o.jsonl = c.jsonl;
+  o.jsonl_links = c.jsonl_links;
   o.warc = c.warc;
   return o;
 }

@@ -5,6 +5,8 @@
 #include <libpsl.h>
 
 #include <algorithm>
+#include <charconv>
+#include <unordered_set>
 // GCC 12 warns about std::function inside <regex>'s matcher at -O1 with sanitizers
 // (-Wmaybe-uninitialized, a false positive).
 #pragma GCC diagnostic push
@@ -198,7 +200,7 @@ struct Crawler::State {
   void open_outputs() {
     if (!o.jsonl.empty()) {
       if (o.jsonl != "-") truncate_to_committed(o.jsonl, "jsonl_offset");
-      jsonl.emplace(JsonLinesWriter::open(o.jsonl));
+      jsonl.emplace(JsonLinesWriter::open(o.jsonl, o.jsonl_links));
     }
     if (!o.warc.empty()) {
       truncate_to_committed(o.warc, "warc_offset");
@@ -312,8 +314,11 @@ struct Crawler::State {
     result.final_url = page.final_url;
     result.fetched_at = fetched_at;
     result.elapsed_ms = page.elapsed_ms;
+    page.redirects = r.redirect_chain;
     if (r.code == 599) {
       auto [kind, message] = failure(r);
+      page.status = 599;
+      page.error_kind = kind;
       page.error = std::move(message) + tries;
       result.error = page.error;
       summary.errors[kind]++;
@@ -324,6 +329,7 @@ struct Crawler::State {
       auto ct = r.headers.get("Content-Type");
       page.content_type = ct ? std::string(*ct) : std::string();
       page.length = r.body.size();
+      take_fields(r.headers, page);
       if (r.code >= 400) page.error = "HTTP " + std::to_string(r.code) + " " + r.reason;
       summary.statuses[r.code]++;
       summary.bytes += r.body.size();
@@ -372,6 +378,7 @@ struct Crawler::State {
     std::string_view head(r.body.data(), std::min<size_t>(r.body.size(), 1445));
     page.html = is_html(content_type, head);
     if (!page.html || !base) return 0;
+    std::unordered_set<std::string_view> listed;
     LinkOptions lo;
     lo.page_url = *base;
     if (auto cs = declared_charset(content_type, head)) lo.charset = *cs;
@@ -380,15 +387,29 @@ struct Crawler::State {
     ex.finish();
     int count = 0;
     bool may_go_deeper = !o.max_depth || page.depth + 1 <= *o.max_depth;
+    page.title = ex.title();
     for (const Link& link : ex.links()) {
       if (!link.url || !link.url->is_http()) continue;
       ++count;
+      if (o.jsonl_links && listed.insert(link.url->dedup_key()).second)
+        page.outlinks.emplace_back(link.url->dedup_key());
       if (link.nofollow && !o.ignore_nofollow) continue;
       if (!may_go_deeper || !in_scope(*link.url)) continue;
       if (o.link_filter && !o.link_filter(*link.url, page)) continue;
       discover(*link.url, page.depth + 1, page.url);
     }
     return count;
+  }
+
+  // The response fields a JSON line carries beside the content type.
+  static void take_fields(const http::Headers& headers, CrawledPage& page) {
+    if (auto length = headers.get("Content-Length")) {
+      uint64_t n = 0;
+      auto [end, ec] = std::from_chars(length->data(), length->data() + length->size(), n);
+      if (ec == std::errc() && end == length->data() + length->size()) page.content_length = n;
+    }
+    if (auto modified = headers.get("Last-Modified")) page.last_modified = *modified;
+    if (auto etag = headers.get("ETag")) page.etag = *etag;
   }
 
   // The kind ("timeout", "connect", ...) and message of a fetch that got no response.

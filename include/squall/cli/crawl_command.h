@@ -34,6 +34,7 @@ struct CrawlCommand {
   int retries = 2;
   std::string state = "crawl.db";
   std::string jsonl;  // a file, or - for standard output
+  bool jsonl_links = false;
   std::string warc;
   bool quiet = false;
 };
