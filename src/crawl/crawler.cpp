@@ -52,6 +52,8 @@ namespace {
 // How often the batch of results, outputs and frontier changes is made durable.
 constexpr Duration kCommitPeriod = 500ms;
 constexpr Duration kRetryAfterMax = 10min;
+// What a WARC response record may hold beyond the body limit: the head and chunk framing.
+constexpr size_t kWarcHeadRoom = size_t{1} << 20;
 
 // A failure that may pass: no response (599), 429 or 5xx. Retried, and counted against the host.
 bool is_transient(int code) noexcept {
@@ -230,6 +232,12 @@ struct Crawler::State {
     store->commit();
   }
 
+  // Every exchange of a fetch into the WARC: each redirect hop, each try.
+  void archive(const std::optional<WarcRecorder>& recorder) {
+    if (recorder)
+      for (const WarcExchange& x : recorder->exchanges()) warc->write_exchange(x);
+  }
+
   // --- robots.txt ---------------------------------------------------------------------------
 
   Task<void> fetch_robots(std::string host) {
@@ -242,7 +250,10 @@ struct Crawler::State {
     req.connect_timeout = o.connect_timeout;
     req.max_body_size = kRobotsParseLimit + 64 * 1024;
     req.max_redirects = RobotsPolicy::kMaxRedirects;
+    std::optional<WarcRecorder> recorder;
+    if (warc) req.capture = &recorder.emplace(*req.max_body_size + kWarcHeadRoom);
     http::HttpResponse r = co_await client->fetch(std::move(req));
+    archive(recorder);
     politeness.robots_fetched(
         host,
         r.code == 599 ? RobotsPolicy::unreachable() : RobotsPolicy::from_response(r.code, r.body),
@@ -280,10 +291,11 @@ struct Crawler::State {
     req.request_timeout = o.request_timeout;
     req.connect_timeout = o.connect_timeout;
     req.max_body_size = o.max_page_size;
-    std::string head;
-    if (warc) req.header_callback = [&head](std::string_view line) { head.append(line); };
+    std::optional<WarcRecorder> recorder;
+    if (warc) req.capture = &recorder.emplace(o.max_page_size + kWarcHeadRoom);
     int64_t fetched_at = unix_ms();
     http::HttpResponse r = co_await client->fetch(std::move(req));
+    archive(recorder);
 
     CrawledPage page;
     page.url = u.url;
@@ -358,14 +370,6 @@ struct Crawler::State {
       result.links = page.links;
       result.error = page.error;
       store->finish(u.id, transient ? UrlState::Failed : UrlState::Done, result);
-      if (warc) {
-        std::string request = "GET " + std::string(parsed ? parsed->request_target() : "/") +
-                              " HTTP/1.1\r\nHost: " + std::string(parsed ? parsed->host() : "") +
-                              "\r\nUser-Agent: " + o.user_agent + "\r\n\r\n";
-        auto date = std::chrono::system_clock::time_point(std::chrono::milliseconds(fetched_at));
-        std::string id = warc->write_response(page.final_url, head, r.body, date);
-        warc->write_request(page.final_url, request, date, id);
-      }
     }
     if (jsonl) jsonl->write(page, fetched_at);
     if (o.on_page) o.on_page(page);

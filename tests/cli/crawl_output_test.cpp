@@ -5,9 +5,14 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
+#include "squall/crawl/warc.h"
+#include "squall/http/decode.h"
+#include "squall/http/h1_connection.h"
 #include "support/process.h"
+#include "support/warc_records.h"
 
 namespace squall {
 namespace {
@@ -17,6 +22,8 @@ using test::TempDir;
 using namespace std::chrono_literals;
 
 const std::string kSquall = SQUALL_BINARY_DIR "/squall";
+// webrecorder's warcio.js, which scripts/bootstrap installs.
+const std::string kWarcio = SQUALL_SOURCE_DIR "/.cache/warcio/node_modules/.bin/warcio";
 
 // A site of files written into a fresh directory, served by nginx on a free port.
 struct Site {
@@ -114,6 +121,132 @@ TEST(CrawlOutput, OutlinksAreWrittenOnlyWhenAskedFor) {
   auto lines = lines_by_url(work.path() / "out.jsonl");
   ASSERT_EQ(lines.size(), 2u);
   for (const auto& [url, j] : lines) EXPECT_FALSE(j.contains("outlinks")) << j;
+}
+
+// The body of an HTTP message `head_and_body` with its chunked framing undone.
+std::string dechunk(std::string_view body) {
+  http::BodyReader reader(http::MessageKind::Response);
+  EXPECT_EQ(reader.start({.kind = http::BodyKind::Chunked}, 1 << 30), http::ParseStatus::Ok);
+  std::string out;
+  while (!body.empty() && !reader.done()) {
+    auto step = reader.decode(body);
+    EXPECT_FALSE(http::is_error(step.status));
+    if (http::is_error(step.status)) break;
+    out.append(step.data);
+    body.remove_prefix(step.consumed);
+  }
+  EXPECT_TRUE(reader.done()) << "the chunked body did not end";
+  EXPECT_TRUE(body.empty()) << "bytes after the chunked body";
+  return out;
+}
+
+std::string gunzip(std::string_view bytes) {
+  http::ContentDecoder decoder("gzip");
+  std::string out;
+  decoder.feed(bytes, out);
+  decoder.finish();
+  return out;
+}
+
+TEST(CrawlOutput, TheWarcHoldsEveryExchangeAsItCrossedTheWire) {
+  Site site;
+  const std::string index = "<html><head><title>start</title></head><body>" +
+                            std::string(2000, ' ') + "<a href=old>moved</a></body></html>";
+  const std::string page =
+      "<html><title>new</title><body>" + std::string(3000, 'n') + "</body></html>";
+  site.file("/index.html", index);
+  site.file("/new.html", page);
+  site.file("/robots.txt", "User-agent: *\nDisallow: /private/\n");
+  site.serve("location = /old { return 301 /new.html; }\n",
+             "gzip on; gzip_min_length 1; gzip_types text/html;");
+  TempDir work;
+  crawl(work, {site.origin + "/index.html", "--scope", "host", "--warc", "out.warc.gz", "--quiet"});
+  std::vector<test::WarcRecord> records = test::read_warc(work.path() / "out.warc.gz");
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records[0].fields["WARC-Type"], "warcinfo");
+
+  // Responses by URL, each followed by its request.
+  std::map<std::string, test::WarcRecord> responses, requests;
+  std::map<std::string, std::string> response_ids;  // record ID -> URL
+  for (size_t i = 1; i < records.size(); ++i) {
+    test::WarcRecord& r = records[i];
+    EXPECT_EQ(r.fields["WARC-Block-Digest"], warc_sha1(r.block));
+    const std::string url = r.fields["WARC-Target-URI"];
+    if (r.fields["WARC-Type"] == "response") {
+      EXPECT_EQ(r.fields["Content-Type"], "application/http;msgtype=response");
+      EXPECT_EQ(r.fields["WARC-IP-Address"], "127.0.0.1");
+      EXPECT_TRUE(responses.emplace(url, r).second) << url << " archived twice";
+      response_ids[r.fields["WARC-Record-ID"]] = url;
+    } else {
+      ASSERT_EQ(r.fields["WARC-Type"], "request") << url;
+      EXPECT_EQ(r.fields["Content-Type"], "application/http;msgtype=request");
+      EXPECT_EQ(response_ids[r.fields["WARC-Concurrent-To"]], url)
+          << "a request record names its response";
+      EXPECT_TRUE(requests.emplace(url, r).second) << url << " requested twice";
+    }
+  }
+  std::set<std::string> expected = {site.origin + "/robots.txt", site.origin + "/index.html",
+                                    site.origin + "/old", site.origin + "/new.html"};
+  std::set<std::string> archived;
+  for (const auto& [url, r] : responses) archived.insert(url);
+  EXPECT_EQ(archived, expected) << "robots.txt and every redirect hop have their own records";
+  EXPECT_EQ(requests.size(), responses.size());
+
+  // The request as sent: the target, Host with the port, the codings the client accepts.
+  const std::string authority = "127.0.0.1:" + std::to_string(site.port);
+  EXPECT_TRUE(requests[site.origin + "/index.html"].block.starts_with(
+      "GET /index.html HTTP/1.1\r\nHost: " + authority + "\r\n"))
+      << requests[site.origin + "/index.html"].block;
+  EXPECT_NE(requests[site.origin + "/index.html"].block.find("\r\nAccept-Encoding: "),
+            std::string::npos);
+  EXPECT_TRUE(requests[site.origin + "/new.html"].block.starts_with("GET /new.html HTTP/1.1\r\n"));
+  EXPECT_TRUE(requests[site.origin + "/index.html"].block.ends_with("\r\n\r\n"));
+
+  // The response as it came: nginx's gzip is chunked, and both codings stay in the record.
+  for (const auto& [url, body] : {std::pair{site.origin + "/index.html", index},
+                                  std::pair{site.origin + "/new.html", page}}) {
+    test::WarcRecord& r = responses[url];
+    size_t end = r.block.find("\r\n\r\n");
+    ASSERT_NE(end, std::string::npos) << url;
+    std::string head = r.block.substr(0, end + 4);
+    EXPECT_TRUE(head.starts_with("HTTP/1.1 200 OK\r\n")) << head;
+    EXPECT_NE(head.find("\r\nContent-Encoding: gzip\r\n"), std::string::npos) << head;
+    EXPECT_NE(head.find("\r\nTransfer-Encoding: chunked\r\n"), std::string::npos) << head;
+    std::string payload = dechunk(std::string_view(r.block).substr(end + 4));
+    EXPECT_EQ(gunzip(payload), body) << url;
+    EXPECT_EQ(r.fields["WARC-Payload-Digest"], warc_sha1(payload)) << url;
+  }
+  const std::string& hop = responses[site.origin + "/old"].block;
+  EXPECT_TRUE(hop.starts_with("HTTP/1.1 301 Moved Permanently\r\n")) << hop;
+  EXPECT_NE(hop.find("\r\nLocation: "), std::string::npos) << hop;
+  EXPECT_TRUE(responses[site.origin + "/robots.txt"].block.ends_with("Disallow: /private/\n"));
+
+  // A reader we did not write: webrecorder's warcio.js indexes the same records.
+  Process warcio = Process::start(
+      {kWarcio, "cdx-index", "--all", "--format", "json", "out.warc.gz"}, work.path());
+  ASSERT_EQ(warcio.wait(60s), 0) << warcio.output();
+  std::map<std::string, std::string> status_by_url;
+  std::map<std::string, int> types;
+  size_t indexed = 0;
+  std::istringstream lines(warcio.output());
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    auto j = nlohmann::json::parse(line);
+    ++indexed;
+    if (!j.contains("url")) continue;
+    std::string url = j["url"];
+    if (j.contains("status")) status_by_url[url] = j["status"].dump();
+    if (j.contains("mime") && url == site.origin + "/new.html" && j["status"] == 200) {
+      EXPECT_EQ(j["mime"], "text/html");
+    }
+    types[url]++;
+  }
+  EXPECT_EQ(status_by_url[site.origin + "/index.html"], "200") << warcio.output();
+  EXPECT_EQ(status_by_url[site.origin + "/old"], "301") << warcio.output();
+  EXPECT_EQ(status_by_url[site.origin + "/robots.txt"], "200") << warcio.output();
+  for (const std::string& url : expected)
+    EXPECT_EQ(types[url], 2) << url << "\n" << warcio.output();
+  EXPECT_EQ(indexed, records.size()) << warcio.output();
 }
 
 TEST(CrawlOutput, HelpNamesTheJsonFields) {
