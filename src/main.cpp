@@ -132,6 +132,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   crawl_cmd->add_flag("--ignore-robots", crawl.ignore_robots, "do not fetch or obey robots.txt");
   crawl_cmd->add_flag("--ignore-nofollow", crawl.ignore_nofollow, "follow rel=nofollow links too");
+  crawl_cmd->add_flag("--no-sitemaps", crawl.no_sitemaps,
+                      "do not read the sitemaps of the start hosts (robots.txt Sitemap: lines and "
+                      "/sitemap.xml, gzip and index files too) for URLs in scope");
   crawl_cmd->add_option("--per-host", crawl.per_host, "fetches in flight per host")
       ->capture_default_str();
   crawl_cmd->add_option("--delay", crawl.delay,

@@ -131,6 +131,7 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
   o.state = c.state;
   o.jsonl = c.jsonl;
   o.jsonl_links = c.jsonl_links;
+  o.sitemaps = !c.no_sitemaps;
   o.warc = c.warc;
   return o;
 }

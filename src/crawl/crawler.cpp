@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <deque>
 #include <unordered_set>
 // GCC 12 warns about std::function inside <regex>'s matcher at -O1 with sanitizers
 // (-Wmaybe-uninitialized, a false positive).
@@ -26,6 +27,7 @@
 #include "squall/crawl/politeness.h"
 #include "squall/crawl/robots.h"
 #include "squall/crawl/seen.h"
+#include "squall/crawl/sitemap.h"
 #include "squall/crawl/sniff.h"
 #include "squall/crawl/store.h"
 #include "squall/crawl/warc.h"
@@ -52,6 +54,9 @@ namespace {
 // How often the batch of results, outputs and frontier changes is made durable.
 constexpr Duration kCommitPeriod = 500ms;
 constexpr Duration kRetryAfterMax = 10min;
+// How deep sitemap index files are followed: an index may list indexes this many levels down
+// (the protocol allows none; some sites nest them anyway).
+constexpr int kMaxSitemapIndexDepth = 2;
 // What a WARC response record may hold beyond the body limit: the head and chunk framing.
 constexpr size_t kWarcHeadRoom = size_t{1} << 20;
 
@@ -105,10 +110,13 @@ struct Crawler::State {
   std::optional<JsonLinesWriter> jsonl;
   std::optional<WarcWriter> warc;
 
-  int64_t loaded_upto = 0;      // the highest row id pulled from the store into the frontier
-  bool backlog = false;         // queued URLs wait in the store beyond loaded_upto
-  uint64_t done_before = 0;     // pages fetched by earlier runs
-  bool stopping = false;        // no new fetches
+  int64_t loaded_upto = 0;   // the highest row id pulled from the store into the frontier
+  bool backlog = false;      // queued URLs wait in the store beyond loaded_upto
+  uint64_t done_before = 0;  // pages fetched by earlier runs
+  bool stopping = false;     // no new fetches
+  std::deque<std::pair<Url, int>> sitemaps_todo;  // sitemaps to read, with their index level
+  std::unordered_set<std::string> sitemaps_seen;
+  bool sitemap_fetching = false;
   bool stop_requested = false;  // stop() was called
   Event wake;
   Event all_done;
@@ -194,7 +202,7 @@ struct Crawler::State {
 
   bool nothing_left() const {
     return frontier.queued() == 0 && frontier.in_flight() == 0 && !politeness.robots_pending() &&
-           !backlog;
+           !backlog && sitemaps_todo.empty() && !sitemap_fetching;
   }
 
   // --- outputs and durability ---------------------------------------------------------------
@@ -258,7 +266,76 @@ struct Crawler::State {
         host,
         r.code == 599 ? RobotsPolicy::unreachable() : RobotsPolicy::from_response(r.code, r.body),
         Loop::time());
+    find_sitemaps(host, r);
     wake.set();
+  }
+
+  // --- sitemaps -----------------------------------------------------------------------------
+
+  // A sitemap to read, at `level` (0 for those robots.txt names and /sitemap.xml, one more for
+  // each index it came through): only on a start host, each once per crawl.
+  void want_sitemap(const Url& url, int level) {
+    if (!url.is_http() || level > kMaxSitemapIndexDepth) return;
+    if (std::none_of(starts.begin(), starts.end(),
+                     [&](const Url& s) { return s.host() == url.host(); }))
+      return;
+    std::string key(url.dedup_key());
+    if (!sitemaps_seen.insert(key).second || store->meta("sitemap " + key)) return;
+    sitemaps_todo.emplace_back(url, level);
+    wake.set();
+  }
+
+  // The sitemaps of a start host, once its robots.txt answered `r`.
+  void find_sitemaps(const std::string& host, const http::HttpResponse& r) {
+    if (!o.sitemaps) return;
+    const Url* start = nullptr;
+    for (const Url& s : starts)
+      if (s.host_port() == host) start = &s;
+    if (!start) return;
+    UrlResult robots = Url::parse("/robots.txt", start);
+    if (r.code >= 200 && r.code < 300 && robots) {
+      const RobotsTxt file = RobotsTxt::parse(r.body);
+      for (const std::string& listed : file.sitemaps())
+        if (UrlResult u = Url::parse(listed, &*robots)) want_sitemap(*u, 0);
+    }
+    if (UrlResult guess = Url::parse("/sitemap.xml", start)) want_sitemap(*guess, 0);
+  }
+
+  Task<void> fetch_sitemap(Url url, int level) {
+    std::string host = url.host_port();
+    std::string key(url.dedup_key());
+    if (!politeness.allows(host, url).allowed) co_return;
+    bool ok = false;
+    SitemapParser parser([&](std::string_view loc) {
+      UrlResult u = Url::parse(loc);
+      if (!u || !u->is_http()) return;
+      if (parser.kind() == SitemapKind::Index) {
+        want_sitemap(*u, level + 1);
+      } else if ((!o.max_depth || *o.max_depth >= 1) && in_scope(*u)) {
+        discover(*u, 1, key);
+      }
+    });
+    http::HttpRequest req;
+    req.parsed_url = url;
+    req.user_agent = o.user_agent;
+    req.raise_error = false;
+    req.request_timeout = o.request_timeout;
+    req.connect_timeout = o.connect_timeout;
+    req.max_body_size = SitemapLimits{}.max_bytes;
+    req.header_callback = [&ok](std::string_view line) {
+      if (line.starts_with("HTTP/") && line.size() > 9) ok = line[9] == '2';
+    };
+    req.streaming_callback = [&](std::string_view bytes) {
+      if (ok) parser.feed(bytes);
+    };
+    std::optional<WarcRecorder> recorder;
+    if (warc) req.capture = &recorder.emplace(*req.max_body_size + kWarcHeadRoom);
+    http::HttpResponse r = co_await client->fetch(std::move(req));
+    archive(recorder);
+    if (ok && r.code != 599) parser.finish();
+    if (!parser.error().empty())
+      log(LogLevel::Warning, "crawl: sitemap " + key + ": " + parser.error());
+    store->set_meta("sitemap " + key, std::to_string(parser.urls()));
   }
 
   // --- pages --------------------------------------------------------------------------------
@@ -440,6 +517,20 @@ struct Crawler::State {
           co_await fetch_robots(std::move(*host));
           continue;
         }
+        if (!sitemaps_todo.empty() && !sitemap_fetching) {
+          auto [url, level] = std::move(sitemaps_todo.front());
+          sitemaps_todo.pop_front();
+          sitemap_fetching = true;
+          try {
+            co_await fetch_sitemap(std::move(url), level);
+          } catch (...) {
+            sitemap_fetching = false;
+            throw;
+          }
+          sitemap_fetching = false;
+          wake.set();
+          continue;
+        }
         TimePoint now = Loop::time();
         if (auto lease = frontier.take(now)) {
           std::string host = lease->host;
@@ -550,6 +641,11 @@ Task<CrawlSummary> Crawler::run() {
   s.refill();
   s.open_outputs();
   s.commit();
+  if (s.o.sitemaps && !s.o.obey_robots) {
+    // Without robots.txt there is no answer to wait for: each start host's /sitemap.xml now.
+    for (const Url& start : s.starts)
+      if (UrlResult guess = Url::parse("/sitemap.xml", &start)) s.want_sitemap(*guess, 0);
+  }
 
   http::ClientOptions co;
   co.max_clients = s.o.concurrency;

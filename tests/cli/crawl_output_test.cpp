@@ -185,11 +185,14 @@ TEST(CrawlOutput, TheWarcHoldsEveryExchangeAsItCrossedTheWire) {
       EXPECT_TRUE(requests.emplace(url, r).second) << url << " requested twice";
     }
   }
-  std::set<std::string> expected = {site.origin + "/robots.txt", site.origin + "/index.html",
-                                    site.origin + "/old", site.origin + "/new.html"};
+  // /sitemap.xml (a 404 here) is asked for as the crawl's sitemap guess.
+  std::set<std::string> expected = {site.origin + "/robots.txt", site.origin + "/sitemap.xml",
+                                    site.origin + "/index.html", site.origin + "/old",
+                                    site.origin + "/new.html"};
   std::set<std::string> archived;
   for (const auto& [url, r] : responses) archived.insert(url);
-  EXPECT_EQ(archived, expected) << "robots.txt and every redirect hop have their own records";
+  EXPECT_EQ(archived, expected)
+      << "robots.txt, the sitemap and every redirect hop have their own records";
   EXPECT_EQ(requests.size(), responses.size());
 
   // The request as sent: the target, Host with the port, the codings the client accepts.
@@ -249,11 +252,87 @@ TEST(CrawlOutput, TheWarcHoldsEveryExchangeAsItCrossedTheWire) {
   EXPECT_EQ(indexed, records.size()) << warcio.output();
 }
 
+// nginx's access log: how many requests asked for `path`.
+int hits(const Site& site, const std::string& path) {
+  std::string log = test::read_file(site.dir.path() / "access.log");
+  int n = 0;
+  for (size_t at = log.find("\"GET " + path + " "); at != std::string::npos;
+       at = log.find("\"GET " + path + " ", at + 1))
+    ++n;
+  return n;
+}
+
+TEST(CrawlOutput, SitemapsFromRobotsTxtAndTheSitemapXmlGuessFindOrphanPagesInScope) {
+  Site site;
+  const std::string ns = "xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"";
+  site.file("/index.html", "<a href=a.html>a</a>");
+  site.file("/a.html", "a");
+  for (int i = 1; i <= 4; ++i) site.file("/orphan" + std::to_string(i) + ".html", "orphan");
+  site.file("/robots.txt",
+            "User-agent: *\nDisallow: /private/\nSitemap: /maps/index.xml\n"
+            "Sitemap: " +
+                site.origin + "/maps/list.txt\n");
+  // An index of a gzip'd urlset (served as a plain file, without Content-Encoding).
+  site.file("/maps/index.xml", "<?xml version=\"1.0\"?><sitemapindex " + ns + "><sitemap><loc>" +
+                                   site.origin +
+                                   "/maps/pages.xml.gz</loc></sitemap></sitemapindex>");
+  site.file("/maps/pages.xml", "<urlset " + ns + "><url><loc>" + site.origin +
+                                   "/orphan1.html</loc><lastmod>2026-01-01</lastmod></url>"
+                                   "<url><loc>http://elsewhere.test/out-of-scope</loc></url>"
+                                   "<url><loc>" +
+                                   site.origin +
+                                   "/private/secret.html</loc></url>"
+                                   "<url><loc>" +
+                                   site.origin + "/a.html</loc></url></urlset>");
+  Process gzip = Process::start({"gzip", "-n", (site.dir.path() / "site/maps/pages.xml").string()});
+  ASSERT_EQ(gzip.wait(30s), 0) << gzip.output();
+  site.file("/maps/list.txt", site.origin + "/orphan2.html\r\n\n" + site.origin + "/orphan3.html");
+  site.file("/sitemap.xml",
+            "<urlset " + ns + "><url><loc>" + site.origin + "/orphan4.html</loc></url></urlset>");
+  site.serve();
+  TempDir work;
+  crawl(work, {site.origin + "/", "--jsonl", "out.jsonl", "--warc", "out.warc.gz", "--quiet"});
+  auto lines = lines_by_url(work.path() / "out.jsonl");
+  std::set<std::string> urls;
+  for (const auto& [url, j] : lines) urls.insert(url);
+  std::set<std::string> expected = {site.origin + "/",
+                                    site.origin + "/a.html",
+                                    site.origin + "/orphan1.html",
+                                    site.origin + "/orphan2.html",
+                                    site.origin + "/orphan3.html",
+                                    site.origin + "/orphan4.html"};
+  EXPECT_EQ(urls, expected) << "orphans listed only in sitemaps are found; nothing out of scope";
+  EXPECT_EQ(lines[site.origin + "/orphan1.html"]["parent"], site.origin + "/maps/pages.xml.gz");
+  EXPECT_EQ(lines[site.origin + "/orphan1.html"]["depth"], 1);
+  EXPECT_EQ(lines[site.origin + "/orphan4.html"]["parent"], site.origin + "/sitemap.xml");
+  EXPECT_EQ(hits(site, "/private/secret.html"), 0) << "robots.txt still rules sitemap URLs";
+  for (const char* path :
+       {"/maps/index.xml", "/maps/pages.xml.gz", "/maps/list.txt", "/sitemap.xml"})
+    EXPECT_EQ(hits(site, path), 1) << path;
+  // Each sitemap fetch is archived too.
+  std::set<std::string> archived;
+  for (const test::WarcRecord& r : test::read_warc(work.path() / "out.warc.gz"))
+    if (r.fields.count("WARC-Type") && r.fields.at("WARC-Type") == "response")
+      archived.insert(r.fields.at("WARC-Target-URI"));
+  EXPECT_TRUE(archived.count(site.origin + "/maps/pages.xml.gz")) << "sitemaps in the WARC";
+
+  // The same crawl resumed reads no sitemap again; without sitemaps a fresh one finds no orphan.
+  crawl(work, {site.origin + "/", "--jsonl", "out.jsonl", "--quiet"});
+  EXPECT_EQ(hits(site, "/sitemap.xml"), 1);
+  TempDir plain;
+  crawl(plain, {site.origin + "/", "--no-sitemaps", "--jsonl", "out.jsonl", "--quiet"});
+  auto without = lines_by_url(plain.path() / "out.jsonl");
+  EXPECT_EQ(without.size(), 2u);
+  EXPECT_EQ(hits(site, "/sitemap.xml"), 1) << "--no-sitemaps fetches none";
+  EXPECT_EQ(hits(site, "/maps/index.xml"), 1);
+}
+
 TEST(CrawlOutput, HelpNamesTheJsonFields) {
   Process help = Process::start({kSquall, "crawl", "--help"});
   EXPECT_EQ(help.wait(30s), 0);
-  for (const char* field : {"final_url", "599", "error_kind", "title", "redirects",
-                            "content_length", "last_modified", "etag", "--jsonl-links", "outlinks"})
+  for (const char* field :
+       {"final_url", "599", "error_kind", "title", "redirects", "content_length", "last_modified",
+        "etag", "--jsonl-links", "outlinks", "--no-sitemaps"})
     EXPECT_NE(help.output().find(field), std::string::npos) << field << "\n" << help.output();
 }
 

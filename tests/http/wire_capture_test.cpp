@@ -41,6 +41,15 @@ class WireCaptureTest : public test::LoopTest {
                                    "location = /post { return 200 'posted'; }\n",
                                port_, "", "gzip on; gzip_min_length 1; gzip_types text/html;");
   }
+  // Fetches `req` on a client of its own, closed afterwards.
+  HttpResponse fetch(HttpRequest req) {
+    return run([](HttpRequest req) -> Task<HttpResponse> {
+      HttpClient client;
+      HttpResponse out = co_await client.fetch(std::move(req));
+      client.close();
+      co_return out;
+    }(std::move(req)));
+  }
   std::string url(std::string_view path) const {
     return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
   }
@@ -51,15 +60,10 @@ class WireCaptureTest : public test::LoopTest {
 
 TEST_F(WireCaptureTest, EachHopIsAnExchangeWithItsBytesAsWrittenAndRead) {
   Recorder recorder;
-  HttpResponse r = run([&]() -> Task<HttpResponse> {
-    HttpClient client;
-    HttpRequest req;
-    req.url = url("/moved");
-    req.capture = &recorder;
-    HttpResponse out = co_await client.fetch(std::move(req));
-    client.close();
-    co_return out;
-  }());
+  HttpRequest req;
+  req.url = url("/moved");
+  req.capture = &recorder;
+  HttpResponse r = fetch(std::move(req));
   EXPECT_EQ(r.code, 200);
   ASSERT_EQ(recorder.exchanges.size(), 2u);
   const std::string authority = "127.0.0.1:" + std::to_string(port_);
@@ -92,20 +96,15 @@ TEST_F(WireCaptureTest, EachHopIsAnExchangeWithItsBytesAsWrittenAndRead) {
 
 TEST_F(WireCaptureTest, AProducedBodyIsCapturedWithItsChunkFraming) {
   Recorder recorder;
-  HttpResponse r = run([&]() -> Task<HttpResponse> {
-    HttpClient client;
-    HttpRequest req;
-    req.url = url("/post");
-    req.method = "POST";
-    req.body_producer = [](BodyWriter& w) -> Task<void> {
-      co_await w.write("ab");
-      co_await w.write("cde");
-    };
-    req.capture = &recorder;
-    HttpResponse out = co_await client.fetch(std::move(req));
-    client.close();
-    co_return out;
-  }());
+  HttpRequest req;
+  req.url = url("/post");
+  req.method = "POST";
+  req.body_producer = [](BodyWriter& w) -> Task<void> {
+    co_await w.write("ab");
+    co_await w.write("cde");
+  };
+  req.capture = &recorder;
+  HttpResponse r = fetch(std::move(req));
   EXPECT_EQ(r.code, 200);
   ASSERT_EQ(recorder.exchanges.size(), 1u);
   const std::string& sent = recorder.exchanges[0].sent;
@@ -118,18 +117,13 @@ TEST_F(WireCaptureTest, AProducedBodyIsCapturedWithItsChunkFraming) {
 
 TEST_F(WireCaptureTest, AFailedExchangeEndsIncomplete) {
   Recorder recorder;
-  HttpResponse r = run([&]() -> Task<HttpResponse> {
-    HttpClient client;
-    HttpRequest req;
-    req.url = url("/page.html");
-    req.max_body_size = 100;  // the body is larger: the exchange fails part way
-    req.raise_error = false;
-    req.decompress_response = false;
-    req.capture = &recorder;
-    HttpResponse out = co_await client.fetch(std::move(req));
-    client.close();
-    co_return out;
-  }());
+  HttpRequest req;
+  req.url = url("/page.html");
+  req.max_body_size = 100;  // the body is larger: the exchange fails part way
+  req.raise_error = false;
+  req.decompress_response = false;
+  req.capture = &recorder;
+  HttpResponse r = fetch(std::move(req));
   EXPECT_EQ(r.code, 599);
   ASSERT_EQ(recorder.exchanges.size(), 1u);
   EXPECT_TRUE(recorder.exchanges[0].received.starts_with("HTTP/1.1 200 OK\r\n"));

@@ -35,6 +35,7 @@ struct CrawlCommand {
   std::string state = "crawl.db";
   std::string jsonl;  // a file, or - for standard output
   bool jsonl_links = false;
+  bool no_sitemaps = false;
   std::string warc;
   bool quiet = false;
 };

@@ -14,6 +14,11 @@
 //   is parsed; rel=nofollow and <meta name=robots> nofollow respected unless told otherwise.
 // - Scope (prefix, host, registrable domain, any), include/exclude patterns, depth and page
 //   limits, a per-page size limit.
+// - Sitemaps (sitemap.h): those robots.txt names and /sitemap.xml of each start host, read as
+//   they arrive (index files up to kMaxSitemapIndexDepth deep), feed the frontier within scope;
+//   one sitemap is fetched at a time, after the host's robots.txt and by its rules (within the
+//   client's per-host connection limit, but not spaced by the host's delay), each once per
+//   crawl (a resumed crawl does not read them again).
 // - Politeness: robots.txt fetched once per host and cached for its lifetime (RFC 9309's
 //   status rules), Crawl-delay honoured, per-host concurrency and delay (Politeness); work
 //   handed out by host readiness (Frontier), so a waiting host never holds a worker.
@@ -92,8 +97,12 @@ struct CrawlerOptions {
   Duration connect_timeout = std::chrono::seconds(10);
 
   std::filesystem::path state = "crawl.db";
-  std::string jsonl;                // a file, "-" for stdout, empty for none
-  bool jsonl_links = false;         // keep each page's links (CrawledPage::outlinks)
+  std::string jsonl;         // a file, "-" for stdout, empty for none
+  bool jsonl_links = false;  // keep each page's links (CrawledPage::outlinks)
+  // Read the start hosts' sitemaps (their robots.txt Sitemap: lines and /sitemap.xml) and take
+  // the URLs they list that are in scope, at depth 1. Off in the library (a program asks for
+  // it); `squall crawl` turns it on unless --no-sitemaps, as wget2's --follow-sitemaps is.
+  bool sitemaps = false;
   std::filesystem::path warc;       // empty for none
   size_t frontier_memory = 100000;  // queued URLs kept in memory
 
