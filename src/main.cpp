@@ -163,6 +163,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   crawl_cmd->add_flag("--ignore-robots", crawl.ignore_robots, "do not fetch or obey robots.txt");
   crawl_cmd->add_flag("--ignore-nofollow", crawl.ignore_nofollow, "follow rel=nofollow links too");
+  crawl_cmd->add_flag("--no-sitemaps", crawl.no_sitemaps,
+                      "do not read the sitemaps of the start hosts (robots.txt Sitemap: lines and "
+                      "/sitemap.xml, gzip and index files too) for URLs in scope");
   crawl_cmd->add_option("--per-host", crawl.per_host, "fetches in flight per host")
       ->capture_default_str();
   crawl_cmd->add_option("--delay", crawl.delay,
@@ -198,9 +201,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   crawl_cmd->add_flag("--fresh", crawl.fresh,
                       "start over: drop what the state file and the outputs hold");
-  crawl_cmd->add_option("--jsonl", crawl.jsonl,
-                        "write a JSON line per page here (- for stdout); a resume appends, a "
-                        "file of another crawl is refused");
+  crawl_cmd->add_option(
+      "--jsonl", crawl.jsonl,
+      "write a JSON line per page here (- for stdout; a resume appends, a file of another crawl\n"
+      "is refused): url, final_url, status (599: no HTTP status came, error_kind says why),\n"
+      "depth, parent, content_type, length (body bytes), fetched_at, elapsed_ms, links (count),\n"
+      "error, error_kind, title, redirects (the URLs that redirected, in order), content_length,\n"
+      "last_modified, etag; null when absent");
+  crawl_cmd->add_flag("--jsonl-links", crawl.jsonl_links,
+                      "add each page's links to its JSON line (\"outlinks\": resolved URLs)");
   crawl_cmd->add_option("--warc", crawl.warc,
                         "write requests and responses as WARC 1.1 here (appended on resume, as "
                         "--jsonl)");

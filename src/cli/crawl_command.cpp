@@ -203,6 +203,8 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
   o.state = c.state;
   o.fresh = c.fresh;
   o.jsonl = c.jsonl;
+  o.jsonl_links = c.jsonl_links;
+  o.sitemaps = !c.no_sitemaps;
   o.warc = c.warc;
   return o;
 }

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <charconv>
+#include <deque>
+#include <unordered_set>
 // GCC 12 warns about std::function inside <regex>'s matcher at -O1 with sanitizers
 // (-Wmaybe-uninitialized, a false positive).
 #pragma GCC diagnostic push
@@ -25,6 +28,7 @@
 #include "squall/crawl/politeness.h"
 #include "squall/crawl/robots.h"
 #include "squall/crawl/seen.h"
+#include "squall/crawl/sitemap.h"
 #include "squall/crawl/sniff.h"
 #include "squall/crawl/store.h"
 #include "squall/crawl/warc.h"
@@ -51,6 +55,11 @@ namespace {
 // How often the batch of results, outputs and frontier changes is made durable.
 constexpr Duration kCommitPeriod = 500ms;
 constexpr Duration kRetryAfterMax = 10min;
+// How deep sitemap index files are followed: an index may list indexes this many levels down
+// (the protocol allows none; some sites nest them anyway).
+constexpr int kMaxSitemapIndexDepth = 2;
+// What a WARC response record may hold beyond the body limit: the head and chunk framing.
+constexpr size_t kWarcHeadRoom = size_t{1} << 20;
 
 // A failure that may pass: no response (599), 429 or 5xx. Retried, and counted against the host.
 bool is_transient(int code) noexcept {
@@ -130,6 +139,9 @@ struct Crawler::State {
   std::unordered_map<std::string, int> robots_tries;  // failed robots.txt tries per host
   bool stopping = false;                              // no new fetches
   bool stop_requested = false;                        // stop() was called
+  std::deque<std::pair<Url, int>> sitemaps_todo;  // sitemaps to read, with their index level
+  std::unordered_set<std::string> sitemaps_seen;
+  bool sitemap_fetching = false;
   Event wake;
   Event all_done;
   size_t workers_running = 0;
@@ -218,7 +230,7 @@ struct Crawler::State {
 
   bool nothing_left() const {
     return frontier.queued() == 0 && frontier.in_flight() == 0 && !politeness.robots_pending() &&
-           !backlog;
+           !backlog && sitemaps_todo.empty() && !sitemap_fetching;
   }
 
   // --- outputs and durability ---------------------------------------------------------------
@@ -226,7 +238,7 @@ struct Crawler::State {
   void open_outputs() {
     if (!o.jsonl.empty()) {
       if (o.jsonl != "-") claim_output(o.jsonl, "jsonl", "--jsonl");
-      jsonl.emplace(JsonLinesWriter::open(o.jsonl));
+      jsonl.emplace(JsonLinesWriter::open(o.jsonl, o.jsonl_links));
     }
     if (!o.warc.empty()) {
       claim_output(o.warc, "warc", "--warc");
@@ -331,6 +343,12 @@ struct Crawler::State {
     return req;
   }
 
+  // Every exchange of a fetch into the WARC: each redirect hop, each try.
+  void archive(const std::optional<WarcRecorder>& recorder) {
+    if (recorder)
+      for (const WarcExchange& x : recorder->exchanges()) warc->write_exchange(x);
+  }
+
   // --- robots.txt ---------------------------------------------------------------------------
 
   Task<void> fetch_robots(std::string host) {
@@ -343,13 +361,17 @@ struct Crawler::State {
       req.raise_error = false;
     req.max_body_size = kRobotsParseLimit + 64 * 1024;
     req.max_redirects = RobotsPolicy::kMaxRedirects;
+    std::optional<WarcRecorder> recorder;
+    if (warc) req.capture = &recorder.emplace(*req.max_body_size + kWarcHeadRoom);
     http::HttpResponse r = co_await client->fetch(std::move(req));
+    archive(recorder);
     TimePoint now = Loop::time();
     if (r.code == 599 || r.code == 429 || r.code >= 500) {
       robots_unreachable(host, r, now);
     } else {
       robots_tries.erase(host);
       politeness.robots_fetched(host, RobotsPolicy::from_response(r.code, r.body), now);
+      find_sitemaps(host, r);
     }
     wake.set();
   }
@@ -377,6 +399,69 @@ struct Crawler::State {
     if (tries > 0) message += " (gave up after " + std::to_string(tries + 1) + " tries)";
     frontier.drop(host);
     summary.unavailable.push_back({host, kind, "robots.txt: " + message});
+  }
+
+  // --- sitemaps -----------------------------------------------------------------------------
+
+  // A sitemap to read, at `level` (0 for those robots.txt names and /sitemap.xml, one more for
+  // each index it came through): only on a start host, each once per crawl.
+  void want_sitemap(const Url& url, int level) {
+    if (!url.is_http() || level > kMaxSitemapIndexDepth) return;
+    if (std::none_of(starts.begin(), starts.end(),
+                     [&](const Url& s) { return s.host() == url.host(); }))
+      return;
+    std::string key(url.dedup_key());
+    if (!sitemaps_seen.insert(key).second || store->meta("sitemap " + key)) return;
+    sitemaps_todo.emplace_back(url, level);
+    wake.set();
+  }
+
+  // The sitemaps of a start host, once its robots.txt answered `r`.
+  void find_sitemaps(const std::string& host, const http::HttpResponse& r) {
+    if (!o.sitemaps) return;
+    const Url* start = nullptr;
+    for (const Url& s : starts)
+      if (s.host_port() == host) start = &s;
+    if (!start) return;
+    UrlResult robots = Url::parse("/robots.txt", start);
+    if (r.code >= 200 && r.code < 300 && robots) {
+      const RobotsTxt file = RobotsTxt::parse(r.body);
+      for (const std::string& listed : file.sitemaps())
+        if (UrlResult u = Url::parse(listed, &*robots)) want_sitemap(*u, 0);
+    }
+    if (UrlResult guess = Url::parse("/sitemap.xml", start)) want_sitemap(*guess, 0);
+  }
+
+  Task<void> fetch_sitemap(Url url, int level) {
+    std::string host = url.host_port();
+    std::string key(url.dedup_key());
+    if (!politeness.allows(host, url).allowed) co_return;
+    bool ok = false;
+    SitemapParser parser([&](std::string_view loc) {
+      UrlResult u = Url::parse(loc);
+      if (!u || !u->is_http()) return;
+      if (parser.kind() == SitemapKind::Index) {
+        want_sitemap(*u, level + 1);
+      } else if ((!o.max_depth || *o.max_depth >= 1) && in_scope(*u)) {
+        discover(*u, 1, key);
+      }
+    });
+    http::HttpRequest req = request_for(url);
+    req.max_body_size = SitemapLimits{}.max_bytes;
+    req.header_callback = [&ok](std::string_view line) {
+      if (line.starts_with("HTTP/") && line.size() > 9) ok = line[9] == '2';
+    };
+    req.streaming_callback = [&](std::string_view bytes) {
+      if (ok) parser.feed(bytes);
+    };
+    std::optional<WarcRecorder> recorder;
+    if (warc) req.capture = &recorder.emplace(*req.max_body_size + kWarcHeadRoom);
+    http::HttpResponse r = co_await client->fetch(std::move(req));
+    archive(recorder);
+    if (ok && r.code != 599) parser.finish();
+    if (!parser.error().empty())
+      log(LogLevel::Warning, "crawl: sitemap " + key + ": " + parser.error());
+    store->set_meta("sitemap " + key, std::to_string(parser.urls()));
   }
 
   // --- pages --------------------------------------------------------------------------------
@@ -408,10 +493,11 @@ struct Crawler::State {
       req.raise_error = false;
     }
     req.max_body_size = o.max_page_size;
-    std::string head;
-    if (warc) req.header_callback = [&head](std::string_view line) { head.append(line); };
+    std::optional<WarcRecorder> recorder;
+    if (warc) req.capture = &recorder.emplace(o.max_page_size + kWarcHeadRoom);
     int64_t fetched_at = unix_ms();
     http::HttpResponse r = co_await client->fetch(std::move(req));
+    archive(recorder);
 
     CrawledPage page;
     page.url = u.url;
@@ -443,8 +529,11 @@ struct Crawler::State {
     result.final_url = page.final_url;
     result.fetched_at = fetched_at;
     result.elapsed_ms = page.elapsed_ms;
+    page.redirects = r.redirect_chain;
     if (r.code == 599) {
       auto [kind, message] = failure(r);
+      page.status = 599;
+      page.error_kind = kind;
       page.error = std::move(message) + tries;
       result.error = page.error;
       summary.errors[kind]++;
@@ -455,6 +544,7 @@ struct Crawler::State {
       auto ct = r.headers.get("Content-Type");
       page.content_type = ct ? std::string(*ct) : std::string();
       page.length = r.body.size();
+      take_fields(r.headers, page);
       if (r.code >= 400) page.error = "HTTP " + std::to_string(r.code) + " " + r.reason;
       summary.statuses[r.code]++;
       summary.bytes += r.body.size();
@@ -484,14 +574,6 @@ struct Crawler::State {
       result.links = page.links;
       result.error = page.error;
       store->finish(u.id, transient ? UrlState::Failed : UrlState::Done, result);
-      if (warc) {
-        std::string request = "GET " + std::string(parsed ? parsed->request_target() : "/") +
-                              " HTTP/1.1\r\nHost: " + std::string(parsed ? parsed->host() : "") +
-                              "\r\nUser-Agent: " + o.user_agent + "\r\n\r\n";
-        auto date = std::chrono::system_clock::time_point(std::chrono::milliseconds(fetched_at));
-        std::string id = warc->write_response(page.final_url, head, r.body, date);
-        warc->write_request(page.final_url, request, date, id);
-      }
     }
     if (jsonl) jsonl->write(page, fetched_at);
     if (o.on_page) o.on_page(page);
@@ -504,6 +586,7 @@ struct Crawler::State {
     std::string_view head(r.body.data(), std::min<size_t>(r.body.size(), 1445));
     page.html = is_html(content_type, head);
     if (!page.html || !base) return 0;
+    std::unordered_set<std::string_view> listed;
     LinkOptions lo;
     lo.page_url = *base;
     if (auto cs = declared_charset(content_type, head)) lo.charset = *cs;
@@ -512,15 +595,29 @@ struct Crawler::State {
     ex.finish();
     int count = 0;
     bool may_go_deeper = !o.max_depth || page.depth + 1 <= *o.max_depth;
+    page.title = ex.title();
     for (const Link& link : ex.links()) {
       if (!link.url || !link.url->is_http()) continue;
       ++count;
+      if (o.jsonl_links && listed.insert(link.url->dedup_key()).second)
+        page.outlinks.emplace_back(link.url->dedup_key());
       if (link.nofollow && !o.ignore_nofollow) continue;
       if (!may_go_deeper || !in_scope(*link.url)) continue;
       if (o.link_filter && !o.link_filter(*link.url, page)) continue;
       discover(*link.url, page.depth + 1, page.url);
     }
     return count;
+  }
+
+  // The response fields a JSON line carries beside the content type.
+  static void take_fields(const http::Headers& headers, CrawledPage& page) {
+    if (auto length = headers.get("Content-Length")) {
+      uint64_t n = 0;
+      auto [end, ec] = std::from_chars(length->data(), length->data() + length->size(), n);
+      if (ec == std::errc() && end == length->data() + length->size()) page.content_length = n;
+    }
+    if (auto modified = headers.get("Last-Modified")) page.last_modified = *modified;
+    if (auto etag = headers.get("ETag")) page.etag = *etag;
   }
 
   // The kind ("timeout", "connect", ...) and message of a fetch that got no response.
@@ -546,6 +643,20 @@ struct Crawler::State {
         TimePoint now = Loop::time();
         if (auto host = politeness.next_robots(now)) {
           co_await fetch_robots(std::move(*host));
+          continue;
+        }
+        if (!sitemaps_todo.empty() && !sitemap_fetching) {
+          auto [url, level] = std::move(sitemaps_todo.front());
+          sitemaps_todo.pop_front();
+          sitemap_fetching = true;
+          try {
+            co_await fetch_sitemap(std::move(url), level);
+          } catch (...) {
+            sitemap_fetching = false;
+            throw;
+          }
+          sitemap_fetching = false;
+          wake.set();
           continue;
         }
         if (auto lease = frontier.take(now)) {
@@ -672,6 +783,11 @@ Task<CrawlSummary> Crawler::run() {
   s.refill();
   s.open_outputs();
   s.commit();
+  if (s.o.sitemaps && !s.o.obey_robots) {
+    // Without robots.txt there is no answer to wait for: each start host's /sitemap.xml now.
+    for (const Url& start : s.starts)
+      if (UrlResult guess = Url::parse("/sitemap.xml", &start)) s.want_sitemap(*guess, 0);
+  }
 
   http::ClientOptions co;
   co.max_clients = s.o.concurrency;

@@ -130,6 +130,15 @@ struct SlotGuard {
   ~SlotGuard() { c.release_slot(); }
 };
 
+// Tells a capture that its exchange ended, however it ends.
+struct CaptureGuard {
+  WireCapture* capture;
+  bool complete = false;
+  ~CaptureGuard() {
+    if (capture) capture->end(complete);
+  }
+};
+
 // The message of a caught exception without its kind's prefix ("connect: ...").
 std::pair<ErrorKind, std::string> describe(std::exception_ptr e) {
   try {
@@ -273,6 +282,7 @@ std::optional<Failure> first_hop(const HttpRequest& req, const Settings& s,
   hop.headers = &req.headers;
   hop.body = &req.body;
   hop.producer = req.body_producer ? &req.body_producer : nullptr;
+  hop.capture = req.capture;
   for (const auto& h : req.headers) {
     if (!is_token(h.name) || !is_field_value(h.value))
       return Failure{ErrorKind::InvalidArgument,
@@ -447,11 +457,14 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
           c.stats.connections_reused++;
         }
         PooledConnection& connection = *guard.lease.connection;
+        if (hop.capture) hop.capture->begin(hop.target.url, connection.stream.peer());
+        CaptureGuard captured{hop.capture};
         try {
           squall::detail::RollingTimeout::Armed limit(connection.exchange_limit, hop_deadline,
                                                       s.request_timeout);
           co_await exchange(c, connection.stream, req, s, hop, r, x);
           guard.reusable = x.reusable;
+          captured.complete = true;
         } catch (const StaleConnection&) {
           stale = guard.lease.reused;
           if (!stale) throw;

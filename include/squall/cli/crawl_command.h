@@ -47,6 +47,8 @@ struct CrawlCommand {
   std::string state = "crawl.db";
   bool fresh = false;  // drop the state file's and the outputs' earlier contents
   std::string jsonl;   // a file, or - for standard output
+  bool jsonl_links = false;
+  bool no_sitemaps = false;
   std::string warc;
   bool quiet = false;
 };

@@ -15,6 +15,11 @@
 //   is parsed; rel=nofollow and <meta name=robots> nofollow respected unless told otherwise.
 // - Scope (prefix, host, registrable domain, any), include/exclude patterns, depth and page
 //   limits, a per-page size limit.
+// - Sitemaps (sitemap.h): those robots.txt names and /sitemap.xml of each start host, read as
+//   they arrive (index files up to kMaxSitemapIndexDepth deep), feed the frontier within scope;
+//   one sitemap is fetched at a time, after the host's robots.txt and by its rules (within the
+//   client's per-host connection limit, but not spaced by the host's delay), each once per
+//   crawl (a resumed crawl does not read them again).
 // - Politeness: robots.txt fetched once per host and cached for its lifetime (RFC 9309's
 //   status rules), Crawl-delay honoured; a robots.txt that cannot be fetched (no answer, 429,
 //   5xx) means the site is unavailable, not that it disallows: it is tried again with the retry
@@ -59,15 +64,25 @@ enum class CrawlScope { Prefix, Host, Domain, Any };
 struct CrawledPage {
   std::string url;        // as queued
   std::string final_url;  // after redirects
-  int status = 0;         // 0 when no response came
+  int status = 0;         // 599 when no response came (Tornado's and pyspider's convention)
   int depth = 0;
   std::string parent;
   std::string content_type;
-  uint64_t length = 0;
+  uint64_t length = 0;  // body bytes, decoded
   double elapsed_ms = 0;
   int links = 0;      // links taken into the crawl or already known
   std::string error;  // why it failed; empty on success
+  // With status 599, the kind of failure (error_kind_name: "timeout", "connect", "resolve",
+  // "tls", "closed", "protocol", "too large", ...); empty otherwise.
+  std::string error_kind;
   bool html = false;
+  std::optional<std::string> title;        // the first <title> of an HTML page (2xx)
+  std::vector<std::string> redirects;      // the URLs that redirected, in order, before final_url
+  std::optional<uint64_t> content_length;  // the Content-Length field as sent
+  std::string last_modified, etag;         // the fields as sent; empty when absent
+  // With CrawlerOptions::jsonl_links: every http(s) link of the page, resolved, without its
+  // fragment, each once, in document order.
+  std::vector<std::string> outlinks;
 };
 
 struct CrawlerOptions {
@@ -105,7 +120,12 @@ struct CrawlerOptions {
   std::filesystem::path state = "crawl.db";
   // Start over: whatever the state file and the outputs held is dropped.
   bool fresh = false;
-  std::string jsonl;                // a file, "-" for stdout, empty for none
+  std::string jsonl;         // a file, "-" for stdout, empty for none
+  bool jsonl_links = false;  // keep each page's links (CrawledPage::outlinks)
+  // Read the start hosts' sitemaps (their robots.txt Sitemap: lines and /sitemap.xml) and take
+  // the URLs they list that are in scope, at depth 1. Off in the library (a program asks for
+  // it); `squall crawl` turns it on unless --no-sitemaps, as wget2's --follow-sitemaps is.
+  bool sitemaps = false;
   std::filesystem::path warc;       // empty for none
   size_t frontier_memory = 100000;  // queued URLs kept in memory
 

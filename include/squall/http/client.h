@@ -66,6 +66,7 @@
 #include "squall/core/task.h"
 #include "squall/core/time.h"
 #include "squall/http/message.h"
+#include "squall/http/wire_capture.h"
 #include "squall/url/url.h"
 
 namespace squall {
@@ -84,9 +85,10 @@ class HttpClient;
 class BodyWriter {
  public:
   // The client makes one per request over the connection's stream: chunked, or bounded by
-  // `length` (the request's Content-Length).
-  BodyWriter(Stream& stream, bool chunked, std::optional<uint64_t> length) noexcept
-      : stream_(&stream), chunked_(chunked), length_(length) {}
+  // `length` (the request's Content-Length); what it writes goes to `capture` too, if set.
+  BodyWriter(Stream& stream, bool chunked, std::optional<uint64_t> length,
+             WireCapture* capture = nullptr) noexcept
+      : stream_(&stream), chunked_(chunked), length_(length), capture_(capture) {}
 
   [[nodiscard]] Task<void> write(std::string_view bytes);
   // Bytes the producer has written so far.
@@ -96,6 +98,7 @@ class BodyWriter {
   Stream* stream_;
   bool chunked_;
   std::optional<uint64_t> length_;
+  WireCapture* capture_;
   uint64_t written_ = 0;
 };
 
@@ -178,6 +181,11 @@ struct HttpRequest {
 
   // Throw HttpError for non-2xx and failures (true), or return the response with `error` set.
   bool raise_error = true;
+
+  // Receives the bytes of each exchange as they cross the wire (wire_capture.h); null: none.
+  // With a capture, bodies are read through the framing loop rather than straight into the
+  // response. Must outlive the fetch.
+  WireCapture* capture = nullptr;
 
   // Per-request overrides of the client's limits (ClientOptions).
   std::optional<size_t> max_header_size;
