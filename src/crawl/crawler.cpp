@@ -5,9 +5,9 @@
 #include <libpsl.h>
 
 #include <algorithm>
-#include <unordered_map>
 #include <charconv>
 #include <deque>
+#include <unordered_map>
 #include <unordered_set>
 // GCC 12 warns about std::function inside <regex>'s matcher at -O1 with sanitizers
 // (-Wmaybe-uninitialized, a false positive).
@@ -139,7 +139,7 @@ struct Crawler::State {
   std::unordered_map<std::string, int> robots_tries;  // failed robots.txt tries per host
   bool stopping = false;                              // no new fetches
   bool stop_requested = false;                        // stop() was called
-  std::deque<std::pair<Url, int>> sitemaps_todo;  // sitemaps to read, with their index level
+  std::deque<std::pair<Url, int>> sitemaps_todo;      // sitemaps to read, with their index level
   std::unordered_set<std::string> sitemaps_seen;
   bool sitemap_fetching = false;
   Event wake;
