@@ -228,11 +228,18 @@ class ZstdStage final : public DecodeStage {
     ZSTD_inBuffer input{in.data(), in.size(), 0};
     for (;;) {
       ZSTD_outBuffer output{buffer_.data(), buffer_.size(), 0};
+      size_t taken = input.pos;
       size_t r = ZSTD_decompressStream(context_, &output, &input);
       emit(out, output.pos);
       if (ZSTD_isError(r)) fail(ZSTD_getErrorName(r));
-      // 0: a frame is complete and flushed; a further frame may follow in later bytes.
-      frame_done_ = r == 0;
+      // 0: a frame is complete and flushed; a further frame may follow in later bytes. A call
+      // that moved nothing (after a frame's last bytes filled the buffer exactly) answers with
+      // the next frame's header size, which says nothing about the frame that ended.
+      if (r == 0) {
+        frame_done_ = true;
+      } else if (input.pos > taken || output.pos > 0) {
+        frame_done_ = false;
+      }
       if (input.pos == input.size && output.pos < output.size) return;
     }
   }
