@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "client_internal.h"
+#include "squall/http/decode.h"
 #include "squall/http/redirect.h"
 #include "squall/net/net_error.h"
 #include "squall/url/ascii.h"
@@ -91,6 +92,8 @@ Settings settle(const ClientOptions& o, const HttpRequest& r) {
   s.follow_redirects = r.follow_redirects.value_or(d.follow_redirects.value_or(true));
   s.max_redirects = r.max_redirects.value_or(d.max_redirects.value_or(5));
   s.decompress = r.decompress_response.value_or(d.decompress_response.value_or(true));
+  s.max_decode_ratio =
+      r.max_decode_ratio.value_or(d.max_decode_ratio.value_or(RatioGuard::kDefaultMaxRatio));
   if (r.user_agent && !r.user_agent->empty()) {
     s.user_agent = *r.user_agent;
   } else if (d.user_agent && !d.user_agent->empty()) {

@@ -142,6 +142,10 @@ struct HttpRequest {
   // unknown coding or bad data is a 599 (kind Protocol, cause a DecodeError), and the decoded
   // size is bounded by max_body_size, so a decompression bomb is a 599 of kind TooLarge.
   std::optional<bool> decompress_response;
+  // The decompression-bomb guard (decode.h's RatioGuard), for streamed bodies above all: a body
+  // that decodes to more than 16 MiB at more than this many bytes per byte received is a 599 of
+  // kind TooLarge whose cause is a DecodeError with ratio_exceeded(). Default: 200; 0: off.
+  std::optional<uint32_t> max_decode_ratio;
   // Default: "squall/1.0". Empty in both request and defaults: the built-in default.
   std::optional<std::string> user_agent;
 
