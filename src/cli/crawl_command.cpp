@@ -82,6 +82,9 @@ void print_summary(const CrawlSummary& s, std::ostream& err) {
     err << "  errors:";
     for (const auto& [kind, n] : s.errors) err << " " << kind << "×" << n;
     err << "\n";
+    if (s.errors.contains("decompression bomb"))
+      err << "  a decompression bomb decodes at a ratio no real page has (its error says "
+             "which); --max-ratio N raises the guard's ratio, --max-ratio 0 turns it off\n";
   }
   if (!s.slowest_hosts.empty()) {
     err << "  slowest hosts:";
@@ -124,6 +127,7 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
   o.max_depth = c.max_depth;
   o.max_pages = c.max_pages;
   o.max_page_size = c.max_page_size;
+  o.max_decode_ratio = c.max_ratio;
   o.obey_robots = !c.ignore_robots;
   o.ignore_nofollow = c.ignore_nofollow;
   o.user_agent = c.user_agent;
