@@ -431,6 +431,9 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
     std::exception_ptr error;
     bool retried = false;
     bool empty_reply = false;  // the connection ended cleanly before any byte of an answer
+    // A request that cannot be resent never goes on an idle connection, which the server may
+    // be closing as it arrives (as curl opens a new connection for it).
+    bool replayable = !hop.producer && is_idempotent(hop.method);
     for (;;) {
       std::exception_ptr attempt_error;
       bool stale = false;
@@ -440,7 +443,8 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
       r.body.clear();
       r.times.dns = r.times.connect = r.times.tls = Duration::zero();
       try {
-        auto lease = co_await c.pool.checkout(pool_key(hop.target, s), hop_deadline, retried);
+        auto lease =
+            co_await c.pool.checkout(pool_key(hop.target, s), hop_deadline, retried || !replayable);
         LeaseGuard guard{c.pool, std::move(lease)};
         r.reused_connection = guard.lease.reused;
         if (!guard.lease.connection) {
@@ -469,20 +473,12 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
       } catch (...) {
         attempt_error = std::current_exception();
       }
+      // Only a replayable request's first try takes an idle connection: it is resent once, on a
+      // new one.
       if (stale) {
-        bool replayable = !hop.producer && is_idempotent(hop.method);
-        if (replayable && !retried) {
-          retried = true;
-          c.stats.retries++;
-          continue;
-        }
-        empty_reply = true;
-        attempt_error = std::make_exception_ptr(
-            NetError(ErrorKind::Closed, NetPhase::Read, std::string(hop.target.authority()),
-                     "a kept-alive connection was closed by the server before it answered" +
-                         std::string(replayable ? " (twice)"
-                                                : "; the request is not idempotent, so it is "
-                                                  "not resent")));
+        retried = true;
+        c.stats.retries++;
+        continue;
       }
       error = attempt_error;
       break;
