@@ -80,6 +80,9 @@ int main(int argc, char** argv) {
   fetch_cmd->add_option("--max-redirects", fetch.max_redirects, "redirects to follow (default 5)");
   fetch_cmd->add_option("--max-filesize", fetch.max_filesize,
                         "bytes of decoded body at most (exit 63 beyond)");
+  fetch_cmd->add_option("--max-ratio", fetch.max_ratio,
+                        "decompression-bomb guard: past 16 MiB decoded, more than N bytes per "
+                        "byte received fails (exit 63); default 200, 0 turns it off");
   fetch_cmd->add_option("--proxy", fetch.proxy, "http://[user:password@]host:port");
   fetch_cmd->add_flag("--insecure", fetch.insecure, "do not verify the server's certificate");
   fetch_cmd->add_option("--user-agent", fetch.user_agent, "User-Agent (default squall/1.0)");
@@ -161,6 +164,9 @@ int main(int argc, char** argv) {
                         "fetch this many pages in all, resumes of the crawl included");
   crawl_cmd->add_option("--max-page-size", crawl.max_page_size, "bytes; larger pages fail")
       ->capture_default_str();
+  crawl_cmd->add_option("--max-ratio", crawl.max_ratio,
+                        "decompression-bomb guard: past 16 MiB decoded, more than N bytes per "
+                        "byte received fails the page; default 200, 0 turns it off");
   crawl_cmd->add_flag("--ignore-robots", crawl.ignore_robots, "do not fetch or obey robots.txt");
   crawl_cmd->add_flag("--ignore-nofollow", crawl.ignore_nofollow, "follow rel=nofollow links too");
   crawl_cmd->add_flag("--no-sitemaps", crawl.no_sitemaps,

@@ -134,6 +134,9 @@ void print_summary(const CrawlSummary& s, int signal, std::ostream& err) {
     err << "  errors:";
     for (const auto& [kind, n] : s.errors) err << " " << kind << "×" << n;
     err << "\n";
+    if (s.errors.contains("decompression bomb"))
+      err << "  a decompression bomb decodes at a ratio no real page has (its error says "
+             "which); --max-ratio N raises the guard's ratio, --max-ratio 0 turns it off\n";
   }
   bool tls = s.errors.contains("tls") || std::any_of(s.unavailable.begin(), s.unavailable.end(),
                                                      [](const auto& u) { return u.kind == "tls"; });
@@ -196,6 +199,7 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
   o.max_depth = c.max_depth;
   o.max_pages = c.max_pages;
   o.max_page_size = c.max_page_size;
+  o.max_decode_ratio = c.max_ratio;
   o.obey_robots = !c.ignore_robots;
   o.ignore_nofollow = c.ignore_nofollow;
   o.user_agent = c.user_agent;

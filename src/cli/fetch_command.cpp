@@ -81,6 +81,17 @@ int failure_status(const HttpError& e) {
   }
 }
 
+// What to do about a body the decompression-bomb guard stopped; empty for other failures.
+std::string_view bomb_advice(const HttpError& e) {
+  try {
+    if (e.cause()) std::rethrow_exception(e.cause());
+  } catch (const http::DecodeError& d) {
+    if (d.ratio_exceeded()) return "; --max-ratio 0 turns the guard off";
+  } catch (...) {
+  }
+  return {};
+}
+
 std::string milliseconds(Duration d) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f ms", std::chrono::duration<double, std::milli>(d).count());
@@ -215,6 +226,7 @@ std::string build_request(const FetchCommand& c, HttpRequest& request) {
   if (c.user_agent) request.user_agent = *c.user_agent;
   request.max_body_size =
       c.max_filesize ? static_cast<size_t>(*c.max_filesize) : std::numeric_limits<size_t>::max();
+  request.max_decode_ratio = c.max_ratio;
   return {};
 }
 
@@ -263,7 +275,7 @@ int run_fetch(const FetchCommand& command, std::ostream& out, std::ostream& err)
       std::rethrow_exception(response.error);
     } catch (const HttpError& e) {
       if (e.code() == 599) {
-        err << "squall fetch: " << e.what() << "\n";
+        err << "squall fetch: " << e.what() << bomb_advice(e) << "\n";
         return failure_status(e);
       }
       if (e.code() >= 400 && !command.no_fail) {

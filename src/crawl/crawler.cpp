@@ -33,6 +33,7 @@
 #include "squall/crawl/store.h"
 #include "squall/crawl/warc.h"
 #include "squall/http/client.h"
+#include "squall/http/decode.h"
 #include "squall/http/http_date.h"
 #include "squall/http/message.h"
 #include "squall/url/ascii.h"
@@ -64,6 +65,17 @@ constexpr size_t kWarcHeadRoom = size_t{1} << 20;
 // A failure that may pass: no response (599), 429 or 5xx. Retried, and counted against the host.
 bool is_transient(int code) noexcept {
   return code == 599 || code == 429 || code >= 500;
+}
+
+// Whether a fetch failed because the decompression-bomb guard stopped its body.
+bool is_bomb(const std::exception_ptr& cause) {
+  try {
+    if (cause) std::rethrow_exception(cause);
+  } catch (const http::DecodeError& e) {
+    return e.ratio_exceeded();
+  } catch (...) {
+  }
+  return false;
 }
 
 int64_t unix_ms() {
@@ -493,6 +505,7 @@ struct Crawler::State {
       req.raise_error = false;
     }
     req.max_body_size = o.max_page_size;
+    req.max_decode_ratio = o.max_decode_ratio;
     std::optional<WarcRecorder> recorder;
     if (warc) req.capture = &recorder.emplace(o.max_page_size + kWarcHeadRoom);
     int64_t fetched_at = unix_ms();
@@ -624,6 +637,9 @@ struct Crawler::State {
   static std::pair<std::string, std::string> failure(const http::HttpResponse& r) {
     try {
       r.rethrow();
+    } catch (const http::HttpError& e) {
+      if (is_bomb(e.cause())) return {"decompression bomb", e.what()};
+      return {std::string(error_kind_name(e.kind())), e.what()};
     } catch (const Error& e) {
       return {std::string(error_kind_name(e.kind())), e.what()};
     } catch (const std::exception& e) {

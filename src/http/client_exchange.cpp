@@ -410,7 +410,8 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
   std::optional<ContentDecoder> decoder;
   if (s.decompress && !x.follow && info.framing.kind != BodyKind::None) {
     if (auto coding = r.headers.get("Content-Encoding")) {
-      decoder.emplace(*coding, s.max_body_size);  // DecodeError for a coding it does not know
+      // DecodeError for a coding it does not know.
+      decoder.emplace(*coding, s.max_body_size, RatioGuard{.max_ratio = s.max_decode_ratio});
       if (decoder->identity()) {
         decoder.reset();
       } else {

@@ -126,6 +126,7 @@ struct Settings {
   bool follow_redirects = true;
   int max_redirects = 5;
   bool decompress = true;
+  uint32_t max_decode_ratio = 0;
   std::string_view user_agent = "squall/1.0";
   const std::optional<std::string>* auth_username = nullptr;
   const std::optional<std::string>* auth_password = nullptr;

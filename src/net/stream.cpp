@@ -670,6 +670,34 @@ size_t Stream::buffer_capacity() const noexcept {
   return core_->cap_;
 }
 
+bool Stream::check_idle() {
+  detail::StreamCore& c = *core_;
+  detail::ReadGuard guard(c);
+  if (c.closed_ || c.eof_ || c.size() != 0) return false;
+  if (!c.readable_) return true;
+  std::span<char> room =
+      c.reserve(std::min(c.options_.read_chunk_size, c.options_.max_buffer_size));
+  iovec iov{room.data(), room.size()};
+  IoResult r = c.read_once({&iov, 1});
+  if (r.bytes > 0) {
+    c.end_ += r.bytes;
+    return false;
+  }
+  c.release_buffer();
+  if (r.error == 0) {
+    c.eof_ = true;
+    return false;
+  }
+  if (!r.would_block()) {
+    c.fail(NetPhase::Read, r.error);
+    return false;
+  }
+  // Drained: the next edge says when there is something again.
+  c.read_blocked_on_ = c.transport_->blocked_on(true);
+  c.readable_ = false;
+  return true;
+}
+
 Task<void> Stream::write(std::string_view bytes) {
   if (auto error = core_->enqueue(bytes, nullptr)) return detail::failed(error);
   return detail::drain(*core_, core_->options_.write_high_water);

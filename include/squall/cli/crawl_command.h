@@ -32,6 +32,7 @@ struct CrawlCommand {
   std::optional<int> max_depth;
   std::optional<uint64_t> max_pages;
   uint64_t max_page_size = uint64_t{10} << 20;
+  std::optional<uint32_t> max_ratio;  // the decompression-bomb guard's (0: off)
   bool ignore_robots = false;
   bool ignore_nofollow = false;
   size_t per_host = 2;

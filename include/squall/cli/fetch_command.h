@@ -36,6 +36,7 @@ struct FetchCommand {
   std::optional<double> connect_timeout;  // --connect-timeout: seconds to resolve and connect
   std::optional<int> max_redirects;       // --max-redirects (0: follow none)
   std::optional<uint64_t> max_filesize;   // --max-filesize: bytes of (decoded) body at most
+  std::optional<uint32_t> max_ratio;      // --max-ratio: the decompression-bomb guard (0: off)
   std::string proxy;                      // --proxy http://[user:password@]host:port
   bool insecure = false;                  // --insecure: do not verify the TLS certificate
   std::optional<std::string> user_agent;  // --user-agent

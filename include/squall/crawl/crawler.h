@@ -95,6 +95,9 @@ struct CrawlerOptions {
   // when the site has them.
   std::optional<uint64_t> max_pages;
   size_t max_page_size = size_t{10} << 20;  // body bytes; a larger page fails (too large)
+  // The decompression-bomb guard's ratio (HttpRequest::max_decode_ratio; unset: the client's
+  // default, 0: off). A page it stops fails with the error kind "decompression bomb".
+  std::optional<uint32_t> max_decode_ratio;
 
   size_t concurrency = 10;  // fetches in flight (workers)
   size_t per_host = 2;      // fetches in flight per host

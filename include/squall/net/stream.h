@@ -122,6 +122,14 @@ class Stream {
   // Bytes the read buffer has room for. 0 while nothing is buffered and the stream waits for
   // the socket: an idle stream holds no buffer, and takes one again when bytes arrive.
   size_t buffer_capacity() const noexcept;
+  // Without waiting, whether an idle stream may carry another exchange: true when it is open,
+  // has nothing buffered, the peer has not ended it and a read now finds nothing to take. The
+  // read is made only when a readiness edge came since the transport was last drained (or it
+  // never was): a stream nothing was heard from costs no system call, so the answer is as
+  // fresh as the loop's last poll. What the read finds is kept as a read keeps it: the end of
+  // stream (at_eof()), a failure (the stream closes with it), bytes (buffered). Not while a read
+  // is in progress (InvalidStateError).
+  bool check_idle();
 
   // --- writing ---------------------------------------------------------------------------
 
