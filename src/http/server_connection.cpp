@@ -733,9 +733,9 @@ Task<void> Exchange::finish() {
 Task<void> Exchange::send_file(int fd, off_t offset, size_t count) {
   if (resp_.finished_) throw InvalidStateError("send_file() after finish()");
   if (!resp_.headers_sent_ && !resp_.headers_.contains("Content-Length")) {
-    std::string length;
-    append_number(length, body_buf_.size() + count);
-    resp_.headers_.set("Content-Length", length);
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, body_buf_.size() + count).ptr;
+    resp_.headers_.add("Content-Length", std::string_view(digits, end));
   }
   if (head_request_) {
     resp_.bytes_written_ += count;
