@@ -698,6 +698,27 @@ bool Stream::check_idle() {
   return true;
 }
 
+Stream::ReadableAwaiter Stream::wait_readable() {
+  StreamCore& c = *core_;
+  if (c.reading_)
+    throw InvalidStateError("stream from " + c.transport_->peer() +
+                            ": a read is already in progress");
+  return ReadableAwaiter(c);
+}
+
+bool Stream::ReadableAwaiter::await_ready() const noexcept {
+  const StreamCore& c = core_;
+  return c.size() != 0 || c.readable_ || c.eof_ || c.closed_;
+}
+
+bool Stream::ReadableAwaiter::await_suspend(std::coroutine_handle<> h) {
+  StreamCore& c = core_;
+  // As fill() before its wait: the edge to wait for is the read one, and the buffer goes back.
+  c.read_blocked_on_ = IoEvents::Read;
+  c.release_buffer();
+  return suspend_in(c.readers_, h);
+}
+
 Task<void> Stream::write(std::string_view bytes) {
   if (auto error = core_->enqueue(bytes, nullptr)) return detail::failed(error);
   return detail::drain(*core_, core_->options_.write_high_water);

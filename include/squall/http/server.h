@@ -63,7 +63,7 @@
 namespace squall::http {
 
 namespace detail {
-class Connection;
+class Exchange;
 struct ServerShared;
 struct WorkerState;
 }  // namespace detail
@@ -176,10 +176,10 @@ class ServerRequest {
   const Headers& trailers() const noexcept;
 
  private:
-  friend class detail::Connection;
+  friend class detail::Exchange;
   ServerRequest() = default;
 
-  detail::Connection* conn_ = nullptr;
+  detail::Exchange* exchange_ = nullptr;
   std::string_view method_, target_, path_, query_;
   Version version_;
   std::span<HeaderView> fields_;
@@ -239,10 +239,10 @@ class ServerResponse {
   uint64_t bytes_written() const noexcept { return bytes_written_; }
 
  private:
-  friend class detail::Connection;
+  friend class detail::Exchange;
   ServerResponse() = default;
 
-  detail::Connection* conn_ = nullptr;
+  detail::Exchange* exchange_ = nullptr;
   int status_ = 200;
   std::string reason_;
   Headers headers_;

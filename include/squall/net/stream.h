@@ -131,6 +131,15 @@ class Stream {
   // is in progress (InvalidStateError).
   bool check_idle();
 
+  // Waits until a read may find something: returns at once when bytes are buffered, the
+  // stream is closed or at its end, or the last read did not drain the transport; otherwise at
+  // the transport's next readiness. It reads nothing (a read after it may still wait: TLS that
+  // got part of a record) and has no coroutine frame of its own, so a connection idle between
+  // requests holds neither a frame nor a buffer for it. InvalidStateError while a read is in
+  // progress. Cancellable like every wait; throws nothing else (the next read reports errors).
+  class ReadableAwaiter;
+  [[nodiscard]] ReadableAwaiter wait_readable();
+
   // --- writing ---------------------------------------------------------------------------
 
   // Queues `bytes` (copied, or moved for the std::string overload) at the call, so their order
@@ -176,6 +185,17 @@ class Stream {
 
  private:
   std::unique_ptr<detail::StreamCore> core_;
+};
+
+class Stream::ReadableAwaiter final : public detail::Waiter {
+ public:
+  explicit ReadableAwaiter(detail::StreamCore& core) noexcept : core_(core) {}
+  bool await_ready() const noexcept;
+  bool await_suspend(std::coroutine_handle<> h);
+  void await_resume() { finish(); }
+
+ private:
+  detail::StreamCore& core_;
 };
 
 }  // namespace squall
