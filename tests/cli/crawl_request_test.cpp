@@ -76,13 +76,14 @@ TEST_F(CrawlRequest, HeadersAndCookiesReachTheServerThroughTheEnvironmentsProxy)
       crawl({"http_proxy=" + proxy()}, {target() + "/", "-H", "X-Crawl: yes", "-b", "a=1; b=2",
                                         "-b", "cookies.txt", "--user-agent", "ua-test/1"});
   ASSERT_EQ(exit_status(p.wait(0ms)), 0) << p.output();
-  EXPECT_EQ(lines(proxy_dir_.path() / "proxy.log"),
-            (std::vector<std::string>{"GET " + target() + "/robots.txt HTTP/1.1",
-                                      "GET " + target() + "/ HTTP/1.1",
-                                      "GET " + target() + "/page.html HTTP/1.1"}))
-      << "every request, robots.txt first, in absolute form to the proxy";
+  EXPECT_EQ(
+      lines(proxy_dir_.path() / "proxy.log"),
+      (std::vector<std::string>{
+          "GET " + target() + "/robots.txt HTTP/1.1", "GET " + target() + "/sitemap.xml HTTP/1.1",
+          "GET " + target() + "/ HTTP/1.1", "GET " + target() + "/page.html HTTP/1.1"}))
+      << "every request, robots.txt first and the sitemap guess too, in absolute form to the proxy";
   auto seen = lines(site_.path() / "headers.log");
-  ASSERT_EQ(seen.size(), 3u);
+  ASSERT_EQ(seen.size(), 4u);
   for (const std::string& line : seen)
     EXPECT_TRUE(line.ends_with("|yes|from_file=3; a=1; b=2|ua-test/1")) << line;
 }
@@ -91,7 +92,7 @@ TEST_F(CrawlRequest, TheProxyFlagWinsOverTheEnvironmentAndNoProxyGoesDirect) {
   std::string dead = "http://127.0.0.1:" + std::to_string(test::free_port());
   Process flag = crawl({"http_proxy=" + dead}, {target() + "/", "-x", proxy(), "--state", "a.db"});
   ASSERT_EQ(exit_status(flag.wait(0ms)), 0) << flag.output();
-  EXPECT_EQ(lines(proxy_dir_.path() / "proxy.log").size(), 3u);
+  EXPECT_EQ(lines(proxy_dir_.path() / "proxy.log").size(), 4u);  // robots, sitemap, 2 pages
 
   for (const char* name : {"no_proxy", "NO_PROXY"}) {
     std::string state = std::string(name) + ".db";
@@ -100,7 +101,7 @@ TEST_F(CrawlRequest, TheProxyFlagWinsOverTheEnvironmentAndNoProxyGoesDirect) {
     EXPECT_EQ(exit_status(direct.wait(0ms)), 0) << name << ": " << direct.output();
     EXPECT_NE(direct.output().find("status: 200×2"), std::string::npos) << direct.output();
   }
-  EXPECT_EQ(lines(proxy_dir_.path() / "proxy.log").size(), 3u) << "no_proxy: not through it";
+  EXPECT_EQ(lines(proxy_dir_.path() / "proxy.log").size(), 4u) << "no_proxy: not through it";
 
   Process refused = crawl({"http_proxy=" + dead}, {target() + "/", "--state", "dead.db"});
   EXPECT_EQ(exit_status(refused.wait(0ms)), 4) << "the environment's proxy is used";
