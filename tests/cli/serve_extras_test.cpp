@@ -6,7 +6,12 @@
 
 #include <csignal>
 #include <filesystem>
+// GCC 12 warns about std::function inside <regex>'s matcher at -O1 with sanitizers
+// (-Wmaybe-uninitialized, a false positive).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <regex>
+#pragma GCC diagnostic pop
 #include <set>
 #include <string>
 
