@@ -44,7 +44,11 @@ struct SitemapState {
   std::string error;
 
   ~SitemapState() {
-    if (xml) xmlFreeParserCtxt(xml);
+    if (!xml) return;
+    // A DOCTYPE makes libxml2 build a document for its internal subset even under SAX; the
+    // context does not own it.
+    if (xml->myDoc) xmlFreeDoc(xml->myDoc);
+    xmlFreeParserCtxt(xml);
   }
 
   void stop() {
