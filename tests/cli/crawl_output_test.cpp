@@ -12,6 +12,7 @@
 #include "squall/http/decode.h"
 #include "squall/http/h1_connection.h"
 #include "support/process.h"
+#include "support/squall_command.h"
 #include "support/warc_records.h"
 
 namespace squall {
@@ -21,7 +22,7 @@ using test::Process;
 using test::TempDir;
 using namespace std::chrono_literals;
 
-const std::string kSquall = SQUALL_BINARY_DIR "/squall";
+const std::string& kSquall = test::squall_binary();
 // webrecorder's warcio.js, which scripts/bootstrap installs.
 const std::string kWarcio = SQUALL_SOURCE_DIR "/.cache/warcio/node_modules/.bin/warcio";
 

@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
@@ -16,6 +15,7 @@
 #include "squall/crawl/store.h"
 #include "support/process.h"
 #include "support/site.h"
+#include "support/squall_command.h"
 
 namespace squall {
 namespace {
@@ -24,21 +24,9 @@ using test::Process;
 using test::TempDir;
 using namespace std::chrono_literals;
 
-const std::string kSquall = SQUALL_BINARY_DIR "/squall";
-
-int exit_status(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return -1;
-}
-
-std::vector<std::string> jsonl_urls(const std::filesystem::path& path) {
-  std::vector<std::string> urls;
-  std::istringstream lines(test::read_file(path));
-  for (std::string line; std::getline(lines, line);)
-    urls.push_back(nlohmann::json::parse(line)["url"].get<std::string>());
-  return urls;
-}
+using test::exit_status;
+using test::jsonl_urls;
+const std::string& kSquall = test::squall_binary();
 
 // The targets of the GET requests in nginx's access log, in order.
 std::vector<std::string> site_requests(const test::GeneratedSite& site) {

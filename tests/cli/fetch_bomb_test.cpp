@@ -14,6 +14,7 @@
 #include "support/compress.h"
 #include "support/process.h"
 #include "support/server_thread.h"
+#include "support/squall_command.h"
 
 namespace squall {
 namespace {
@@ -23,7 +24,7 @@ using test::Process;
 using test::TempDir;
 using namespace std::chrono_literals;
 
-const std::string kSquall = SQUALL_BINARY_DIR "/squall";
+const std::string& kSquall = test::squall_binary();
 constexpr size_t kMiB = size_t{1} << 20;
 
 // 1 MiB of the access log, gzipped once: the log is this member sent 100 times, which a client

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "support/process.h"
+#include "support/squall_command.h"
 
 namespace squall {
 namespace {
@@ -15,7 +16,7 @@ using test::Process;
 using test::TempDir;
 using namespace std::chrono_literals;
 
-const std::string kSquall = SQUALL_BINARY_DIR "/squall";
+const std::string& kSquall = test::squall_binary();
 
 // /307/<path> and /308/<path> redirect to /<path>; the response's last segment carries the
 // FIN (TCP_CORK holds the response until shutdown), then the server reads on and answers no
