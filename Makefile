@@ -6,6 +6,14 @@ BASELINE ?=
 FUZZ_SECONDS ?= 30
 JOBS ?= 2
 
+# ccache, where this machine has it, makes a build in a fresh clone cheap; it is never required.
+ifneq ($(shell command -v ccache 2>/dev/null),)
+export CMAKE_CXX_COMPILER_LAUNCHER ?= ccache
+export CMAKE_C_COMPILER_LAUNCHER ?= ccache
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
+endif
+
 .PHONY: all bootstrap release asan demo test fresh-check bench fuzz format format-check clean
 
 all: release
