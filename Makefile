@@ -6,7 +6,15 @@ BASELINE ?=
 FUZZ_SECONDS ?= 30
 JOBS ?= 2
 
-.PHONY: all bootstrap release asan demo test bench fuzz format format-check clean
+# ccache, where this machine has it, makes a build in a fresh clone cheap; it is never required.
+ifneq ($(shell command -v ccache 2>/dev/null),)
+export CMAKE_CXX_COMPILER_LAUNCHER ?= ccache
+export CMAKE_C_COMPILER_LAUNCHER ?= ccache
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
+endif
+
+.PHONY: all bootstrap release asan demo test fresh-check bench fuzz format format-check clean
 
 all: release
 
@@ -27,6 +35,10 @@ test: bootstrap format-check
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j$(JOBS)
 	@ctest --preset asan
+
+# make demo and make test on a fresh minimal Debian 12 chroot (root; KEEP=1 keeps the chroot)
+fresh-check:
+	@scripts/fresh-check
 
 bench: release
 	@python3 scripts/bench.py --build build/release $(if $(SUITE),--suite $(SUITE)) \

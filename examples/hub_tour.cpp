@@ -90,6 +90,29 @@ Task<void> tour() {
   hs[1].kill();
   co_await hs[1].join();
 
+  std::puts("7. wait takes any waitable: events, futures, task handles");
+  Event go, stop;
+  auto setter = [](Event& e) -> Task<void> {
+    co_await sleep(5ms);
+    e.set();
+  };
+  auto s = spawn(setter(stop));
+  std::vector<Event*> events{&go, &stop};
+  auto first = co_await wait(events, {}, 1);
+  std::printf("   first set: %s\n", first.size() == 1 && first[0] == &stop ? "stop" : "?");
+  co_await s;
+
+  std::puts("8. spawn_later starts a task after a delay; killall kills many and waits");
+  hs = {spawn_later(10ms, worker("delayed", 0ms)), spawn(worker("sleeper", 10s))};
+  std::printf("   delayed: %s\n", (co_await hs[0]).c_str());
+  co_await killall(hs);
+  std::printf("   after killall, the sleeper is done=%d\n", hs[1].done());
+
+  std::puts("9. wait_idle waits until nothing is left to run (gevent.wait() with no objects)");
+  spawn(worker("background", 15ms));
+  bool idle = co_await wait_idle(1s);
+  std::printf("   the loop went idle: %d\n", idle);
+
   std::printf("tour took %.0f ms\n", ms_since(start));
 }
 
@@ -103,7 +126,7 @@ Task<void> waits_forever() {
 int main() {
   run_sync(tour());
 
-  std::puts("7. waiting on something nothing can ever set: gevent's LoopExit");
+  std::puts("10. waiting on something nothing can ever set: gevent's LoopExit");
   try {
     run_sync(waits_forever());
   } catch (const WouldBlockForeverError& e) {

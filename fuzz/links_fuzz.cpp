@@ -1,5 +1,6 @@
 // Fuzzes squall::LinkExtractor: the page fed whole and split at offsets taken from the input must
-// give the same links, base, robots and charset; raw links carry no surrounding whitespace.
+// give the same links, base, robots, charset and title; raw links carry no surrounding whitespace,
+// and a title no whitespace at its ends nor two spaces in a row.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -22,6 +23,7 @@ struct Outcome {
   std::optional<std::string> charset;
   bool noindex;
   bool nofollow;
+  std::optional<std::string> title;
   bool operator==(const Outcome&) const = default;
 };
 
@@ -34,7 +36,12 @@ Outcome run(const std::vector<std::string_view>& chunks, const squall::LinkOptio
               extractor.base_href(),
               extractor.meta_charset(),
               extractor.robots().noindex,
-              extractor.robots().nofollow};
+              extractor.robots().nofollow,
+              extractor.title()};
+  if (const auto& title = extractor.title()) {
+    check(title->find("  ") == std::string::npos);
+    if (!title->empty()) check(title->front() != ' ' && title->back() != ' ');
+  }
   for (const squall::Link& link : extractor.links()) {
     std::string s(squall::link_element_name(link.element));
     s += '\0' + link.raw + '\0' + link.rel + (link.nofollow ? "\1" : "\0");

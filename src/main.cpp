@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
       "gzip, deflate, br and zstd decoded, curl's flags. Exit status as curl --fail gives it:\n"
       "0 ok, 22 HTTP error status, 6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60\n"
       "untrusted certificate, 47 too many redirects, 52 empty reply, 56 receive error, 61 bad\n"
-      "content encoding, 63 size limit, 23 cannot write, 26 cannot read, 2 usage, 1 other.\n"
+      "content encoding, 63 size limit or decompression bomb, 23 cannot write, 26 cannot read,\n"
+      "2 usage, 1 other.\n"
       "Proxies come from -x, else http_proxy, https_proxy, all_proxy (no_proxy: hosts without).\n"
       "Examples:\n"
       "  squall fetch http://127.0.0.1:8080/ -o page.html\n"
@@ -182,6 +183,9 @@ int main(int argc, char** argv) {
                         "redirects to follow (default 5)");
   fetch_cmd->add_option("--max-filesize", fetch.max_filesize,
                         "bytes of decoded body at most (exit 63 beyond)");
+  fetch_cmd->add_option("--max-ratio", fetch.max_ratio,
+                        "decompression-bomb guard: past 16 MiB decoded, more than N bytes per "
+                        "byte received fails (exit 63); default 200, 0 turns it off");
   fetch_cmd->add_option("-x,--proxy", fetch.proxy, "[http://][user:password@]host:port");
   fetch_cmd->add_option("--noproxy", fetch.noproxy,
                         "hosts reached without the proxy, comma-separated (* for all)");
@@ -220,48 +224,85 @@ int main(int argc, char** argv) {
   auto* serve_cmd = app.add_subcommand(
       "serve",
       "Serve the files of a directory over HTTP (GET and HEAD, ranges, conditional requests,\n"
-      "index.html) until Ctrl-C or SIGTERM; prints the URL it listens on.\n"
-      "Example: squall serve site --port 8080 --workers 2 --access-log");
+      "index.html, zstd and gzip for text) until Ctrl-C or SIGTERM; prints the URL it listens\n"
+      "on. Hidden paths (.git/, .env: any name starting with '.', but .well-known) are 404.\n"
+      "A port another process listens on is an error (exit status 2), never shared.\n"
+      "Examples:\n"
+      "  squall serve site --port 8080 --workers 2 --access-log access.log\n"
+      "  squall serve . --bind localhost --port 0 --list --access-log");
   serve_cmd->add_option("DIR", serve.dir, "the directory to serve (default .)");
   serve_cmd->add_option("--port", serve.port, "TCP port (default 8000; 0 picks a free one)");
-  serve_cmd->add_option("--bind", serve.bind, "IP address to listen on (default 127.0.0.1)");
+  serve_cmd->add_option("--bind", serve.bind,
+                        "IP address or host name to listen on (default 127.0.0.1; a name "
+                        "listens on its first IPv4 address, else its first IPv6)");
   serve_cmd->add_option("--workers", serve.workers,
                         "threads, each with its own loop, sharing the port (default 1)");
-  serve_cmd->add_flag("--access-log", serve.access_log, "one line per request on standard error");
+  auto* access_log_opt =
+      serve_cmd
+          ->add_option("--access-log", serve.access_log_file,
+                       "one line per request (nginx's combined format), appended to FILE, or on "
+                       "standard output for -, or on standard error without FILE")
+          ->expected(0, 1)
+          ->type_name("[FILE|-]");
+  serve_cmd->add_option("--log-format", serve.log_format, "combined (default) or common");
+  serve_cmd->add_flag("--dotfiles", serve.dotfiles, "serve hidden paths (names starting with .)");
+  serve_cmd->add_flag("--list", serve.list,
+                      "list the entries of a directory that has no index.html (else 404)");
+  serve_cmd->add_flag("--no-compress{false}", serve.compress,
+                      "send text files as they are, never zstd or gzip");
 
   squall::cli::CrawlCommand crawl;
   auto* crawl_cmd = app.add_subcommand(
       "crawl",
-      "Crawl everything beneath a URL: robots.txt obeyed, polite per host, state kept in SQLite "
-      "so\n"
-      "that the same command resumes after Ctrl-C or a crash. Prints a progress line on a\n"
-      "terminal and a summary at the end.\n"
+      "Crawl everything beneath a URL's directory: robots.txt obeyed, polite per host, state\n"
+      "kept in SQLite so that the same command resumes after Ctrl-C or a crash. Prints a\n"
+      "progress line on a terminal and a summary at the end. One crawl per state file: another\n"
+      "crawl needs its own --state (or --fresh to start over), and one process at a time.\n"
+      "--concurrency is the fetches in flight in all; each host gets at most --per-host of them\n"
+      "(default 2), so a crawl of one host runs --per-host at once: raise both for your own "
+      "server.\n"
+      "Proxies: --proxy, else http_proxy, https_proxy, all_proxy and no_proxy as curl reads them.\n"
       "Exit status: 0 finished, 3 --timeout ended it, 130/143 interrupted (both resumable),\n"
-      "2 usage error, 1 could not run.\n"
+      "2 usage error or a state/output file of another crawl, 1 could not run (or robots.txt\n"
+      "disallows everything). Nothing fetched successfully: 4 network failure, 5 TLS failure,\n"
+      "8 the server answered with errors (as wget numbers them).\n"
       "Examples:\n"
       "  squall crawl http://127.0.0.1:8000/docs/\n"
+      "  squall crawl http://127.0.0.1:8000/library/index.html   # all of /library/, as wget -np\n"
       "  squall crawl https://example.org/ --scope domain --max-pages 1000 --jsonl pages.jsonl\n"
       "  squall crawl http://127.0.0.1:8000/ --concurrency 64 --per-host 8 --warc site.warc.gz\n"
+      "  squall crawl https://intranet.test/ -k -H 'Authorization: Bearer T' -b session=abc\n"
       "  sqlite3 crawl.db 'select status, count(*) from results group by status'");
   crawl_cmd->add_option("URL", crawl.urls, "start URLs (http or https)")->required();
-  crawl_cmd->add_option("-c,--concurrency", crawl.concurrency, "fetches in flight")
+  crawl_cmd
+      ->add_option("-c,--concurrency", crawl.concurrency,
+                   "fetches in flight in all (each host: at most --per-host)")
       ->capture_default_str();
-  crawl_cmd->add_option("--timeout", crawl.timeout, "seconds for the whole crawl")
+  crawl_cmd->add_option("--timeout", crawl.timeout, "seconds for the whole crawl (positive)")
       ->capture_default_str();
   crawl_cmd
       ->add_option("--scope", crawl.scope,
-                   "prefix (beneath the start URL), host, domain (registrable domain) or any")
+                   "prefix (beneath the start URL's directory: http://h/a/b.html covers "
+                   "http://h/a/, as wget -np), host, domain (registrable domain) or any")
       ->capture_default_str();
   crawl_cmd->add_option("--include", crawl.include,
                         "only URLs matching this regular expression (repeatable)");
   crawl_cmd->add_option("--exclude", crawl.exclude,
                         "skip URLs matching this regular expression (repeatable)");
-  crawl_cmd->add_option("--max-depth", crawl.max_depth, "links followed from a start URL");
-  crawl_cmd->add_option("--max-pages", crawl.max_pages, "stop after this many pages");
+  crawl_cmd->add_option("--max-depth", crawl.max_depth,
+                        "links followed from a start URL (0: the start URLs only)");
+  crawl_cmd->add_option("--max-pages", crawl.max_pages,
+                        "fetch this many pages in all, resumes of the crawl included");
   crawl_cmd->add_option("--max-page-size", crawl.max_page_size, "bytes; larger pages fail")
       ->capture_default_str();
+  crawl_cmd->add_option("--max-ratio", crawl.max_ratio,
+                        "decompression-bomb guard: past 16 MiB decoded, more than N bytes per "
+                        "byte received fails the page; default 200, 0 turns it off");
   crawl_cmd->add_flag("--ignore-robots", crawl.ignore_robots, "do not fetch or obey robots.txt");
   crawl_cmd->add_flag("--ignore-nofollow", crawl.ignore_nofollow, "follow rel=nofollow links too");
+  crawl_cmd->add_flag("--no-sitemaps", crawl.no_sitemaps,
+                      "do not read the sitemaps of the start hosts (robots.txt Sitemap: lines and "
+                      "/sitemap.xml, gzip and index files too) for URLs in scope");
   crawl_cmd->add_option("--per-host", crawl.per_host, "fetches in flight per host")
       ->capture_default_str();
   crawl_cmd->add_option("--delay", crawl.delay,
@@ -269,12 +310,46 @@ int main(int argc, char** argv) {
                         "when longer)");
   crawl_cmd->add_option("--user-agent", crawl.user_agent, "User-Agent and robots.txt token")
       ->capture_default_str();
+  crawl_cmd
+      ->add_option("-H,--header", crawl.headers,
+                   "'Name: value' sent with every request, repeatable")
+      ->allow_extra_args(false);
+  crawl_cmd
+      ->add_option("-b,--cookie", crawl.cookies,
+                   "cookies 'a=1; b=2' for every request, or (no '=') a Netscape cookie file "
+                   "whose cookies go where they match, as curl -b; repeatable")
+      ->allow_extra_args(false);
+  crawl_cmd->add_option("-x,--proxy", crawl.proxy,
+                        "http://[user:password@]host:port for every URL (no_proxy still applies)");
+  crawl_cmd->add_flag("-k,--insecure", crawl.insecure, "do not verify TLS certificates");
+  crawl_cmd->add_option(
+      "--cacert", crawl.cacert,
+      "trust the certificate authorities in this PEM file instead of the system's");
+  crawl_cmd
+      ->add_option("--timeout-per-fetch", crawl.timeout_per_fetch,
+                   "seconds for one fetch (each redirect hop), connecting included")
+      ->capture_default_str();
   crawl_cmd->add_option("--retries", crawl.retries, "tries after a 599, 429 or 5xx")
       ->capture_default_str();
-  crawl_cmd->add_option("--state", crawl.state, "the SQLite file that keeps the crawl")
+  crawl_cmd
+      ->add_option("--state", crawl.state,
+                   "the SQLite file that keeps the crawl (one crawl per file; a run with other "
+                   "start URLs is refused)")
       ->capture_default_str();
-  crawl_cmd->add_option("--jsonl", crawl.jsonl, "write a JSON line per page here (- for stdout)");
-  crawl_cmd->add_option("--warc", crawl.warc, "write requests and responses as WARC 1.1 here");
+  crawl_cmd->add_flag("--fresh", crawl.fresh,
+                      "start over: drop what the state file and the outputs hold");
+  crawl_cmd->add_option(
+      "--jsonl", crawl.jsonl,
+      "write a JSON line per page here (- for stdout; a resume appends, a file of another crawl\n"
+      "is refused): url, final_url, status (599: no HTTP status came, error_kind says why),\n"
+      "depth, parent, content_type, length (body bytes), fetched_at, elapsed_ms, links (count),\n"
+      "error, error_kind, title, redirects (the URLs that redirected, in order), content_length,\n"
+      "last_modified, etag; null when absent");
+  crawl_cmd->add_flag("--jsonl-links", crawl.jsonl_links,
+                      "add each page's links to its JSON line (\"outlinks\": resolved URLs)");
+  crawl_cmd->add_option("--warc", crawl.warc,
+                        "write requests and responses as WARC 1.1 here (appended on resume, as "
+                        "--jsonl)");
   crawl_cmd->add_flag("-q,--quiet", crawl.quiet, "no progress line and no summary");
 
   // `squall help [SUBCOMMAND]` is `squall [SUBCOMMAND] --help`; a word that names no
@@ -314,7 +389,10 @@ int main(int argc, char** argv) {
     fetch.environment = squall::cli::proxy_environment();
     return squall::cli::run_fetch(fetch, std::cout, std::cerr);
   }
-  if (serve_cmd->parsed()) return squall::cli::run_serve(serve, std::cout, std::cerr);
+  if (serve_cmd->parsed()) {
+    serve.access_log = access_log_opt->count() > 0;
+    return squall::cli::run_serve(serve, std::cout, std::cerr);
+  }
   if (crawl_cmd->parsed())
     return squall::cli::run_crawl(crawl, std::cerr, isatty(STDERR_FILENO) != 0);
   return 2;

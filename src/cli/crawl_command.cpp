@@ -3,11 +3,14 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 
 #include "squall/cli/crawl_command.h"
+#include "squall/cli/request_options.h"
 #include "squall/core.h"
 
 namespace squall::cli {
@@ -59,11 +62,60 @@ class SignalWatch {
   sigset_t previous_;
 };
 
+// The statuses wget gives for the same causes (its manual's "Exit Status").
+enum Status : int {
+  kFinished = 0,
+  kCouldNotRun = 1,
+  kUsage = 2,
+  kTimedOut = 3,
+  kNetworkFailure = 4,
+  kTlsFailure = 5,
+  kServerError = 8,
+};
+
+// The cause of a failure by its kind in CrawlSummary::errors ("HTTP 503", "tls", "connect"...).
+int failure_status(std::string_view kind) {
+  if (kind.starts_with("HTTP ")) return kServerError;
+  if (kind == "tls") return kTlsFailure;
+  return kNetworkFailure;
+}
+
+std::string_view signal_name(int signal) {
+  return signal == SIGINT ? "Ctrl-C" : signal == SIGTERM ? "SIGTERM" : "a signal";
+}
+
 }  // namespace
 
-void print_summary(const CrawlSummary& s, std::ostream& err) {
-  err << "Done in " << static_cast<long long>(std::llround(s.seconds)) << " seconds, fetched "
-      << s.fetched << " URLs.\n";
+int crawl_exit_status(const CrawlSummary& s, int signal) {
+  if (signal) return 128 + signal;
+  if (s.timed_out) return kTimedOut;
+  if (s.succeeded > 0) return kFinished;
+  // A crawl run again after it finished has nothing left to do, which is no failure.
+  if (s.fetched + s.failed + s.skipped == 0 && s.unavailable.empty()) return kFinished;
+  // Nothing fetched successfully: the cause, the lower number winning when there are several.
+  int status = kServerError + 1;
+  for (const auto& [kind, n] : s.errors) status = std::min(status, failure_status(kind));
+  for (const auto& u : s.unavailable) status = std::min(status, failure_status(u.kind));
+  for (const auto& [code, n] : s.statuses)
+    if (code >= 400) status = std::min<int>(status, kServerError);
+  return status > kServerError ? kCouldNotRun : status;
+}
+
+void print_summary(const CrawlSummary& s, int signal, std::ostream& err) {
+  long long seconds = std::llround(s.seconds);
+  if (signal)
+    err << "Stopped after " << seconds << " seconds (" << signal_name(signal) << "), fetched "
+        << s.fetched << " URLs.\n";
+  else if (s.timed_out)
+    err << "Timed out after " << seconds << " seconds (--timeout), fetched " << s.fetched
+        << " URLs.\n";
+  else if (crawl_exit_status(s, 0) != kFinished)
+    err << "Failed after " << seconds << " seconds: nothing was fetched successfully.\n";
+  else
+    err << "Done in " << seconds << " seconds, fetched " << s.fetched << " URLs.\n";
+  for (const auto& u : s.unavailable)
+    err << "  " << u.host << " is unavailable: " << u.message
+        << "; its URLs stay queued for the next run\n";
   if (s.resumed) err << "  resumed an earlier crawl; " << s.seen << " URLs known in all\n";
   if (!s.statuses.empty()) {
     err << "  status:";
@@ -82,7 +134,15 @@ void print_summary(const CrawlSummary& s, std::ostream& err) {
     err << "  errors:";
     for (const auto& [kind, n] : s.errors) err << " " << kind << "×" << n;
     err << "\n";
+    if (s.errors.contains("decompression bomb"))
+      err << "  a decompression bomb decodes at a ratio no real page has (its error says "
+             "which); --max-ratio N raises the guard's ratio, --max-ratio 0 turns it off\n";
   }
+  bool tls = s.errors.contains("tls") || std::any_of(s.unavailable.begin(), s.unavailable.end(),
+                                                     [](const auto& u) { return u.kind == "tls"; });
+  if (tls)
+    err << "  TLS failed: pass --cacert FILE to trust the server's certificate authority, or "
+           "--insecure (-k) not to verify certificates\n";
   if (!s.slowest_hosts.empty()) {
     err << "  slowest hosts:";
     for (const auto& [host, mean] : s.slowest_hosts)
@@ -107,13 +167,28 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
   else
     throw InvalidArgumentError("crawl: --scope must be prefix, host, domain or any, not '" +
                                c.scope + "'");
-  auto seconds = [](double s, const char* flag) {
-    if (!(s >= 0) || s > 1e9)
-      throw InvalidArgumentError(std::string("crawl: ") + flag + " must be a number of seconds");
+  auto seconds = [](double s, const char* flag, bool positive) {
+    if (!(s >= 0) || s > 1e9 || (positive && s == 0))
+      throw InvalidArgumentError(std::string("crawl: ") + flag + " must be a " +
+                                 (positive ? "positive " : "") + "number of seconds");
     return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
   };
-  o.timeout = seconds(c.timeout, "--timeout");
-  o.delay = seconds(c.delay, "--delay");
+  o.timeout = seconds(c.timeout, "--timeout", true);
+  o.delay = seconds(c.delay, "--delay", false);
+  o.request_timeout = seconds(c.timeout_per_fetch, "--timeout-per-fetch", true);
+  for (const std::string& line : c.headers)
+    if (std::string bad = add_header_flag(line, o.headers); !bad.empty())
+      throw InvalidArgumentError("crawl: " + bad);
+  for (const std::string& arg : c.cookies) add_cookie_flag(arg, o.cookie, o.cookie_jar);
+  o.proxies = http::ProxySettings::from_environment();
+  if (c.proxy) o.proxies.use_for_all(http::normalize_proxy(*c.proxy));
+  o.validate_cert = !c.insecure;
+  if (!c.cacert.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(c.cacert, ec))
+      throw InvalidArgumentError("crawl: cannot read the --cacert file '" + c.cacert + "'");
+    o.ca_certs = c.cacert;
+  }
   if (c.concurrency == 0) throw InvalidArgumentError("crawl: --concurrency must be at least 1");
   if (c.per_host == 0) throw InvalidArgumentError("crawl: --per-host must be at least 1");
   if (c.retries < 0) throw InvalidArgumentError("crawl: --retries must not be negative");
@@ -124,12 +199,16 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
   o.max_depth = c.max_depth;
   o.max_pages = c.max_pages;
   o.max_page_size = c.max_page_size;
+  o.max_decode_ratio = c.max_ratio;
   o.obey_robots = !c.ignore_robots;
   o.ignore_nofollow = c.ignore_nofollow;
   o.user_agent = c.user_agent;
   o.retries = c.retries;
   o.state = c.state;
+  o.fresh = c.fresh;
   o.jsonl = c.jsonl;
+  o.jsonl_links = c.jsonl_links;
+  o.sitemaps = !c.no_sitemaps;
   o.warc = c.warc;
   return o;
 }
@@ -141,7 +220,7 @@ int run_crawl(const CrawlCommand& command, std::ostream& err, bool err_is_tty) {
     crawler.emplace(crawler_options(command));
   } catch (const Error& e) {
     err << "squall crawl: " << e.what() << "\n";
-    return 2;
+    return kUsage;
   }
   int signal_seen = 0;
   SignalWatch signals(loop, [&](int sig) {
@@ -182,14 +261,13 @@ int run_crawl(const CrawlCommand& command, std::ostream& err, bool err_is_tty) {
     progress.stop();
     if (drawn) err << "\r\033[K";
     err << "squall crawl: " << e.what() << "\n";
-    return 1;
+    // A state file or output of another crawl is the flags' fault; anything else stopped it.
+    return dynamic_cast<const InvalidArgumentError*>(&e) ? kUsage : kCouldNotRun;
   }
   progress.stop();
   if (drawn) err << "\r\033[K";
-  if (!command.quiet) print_summary(summary, err);
-  if (signal_seen) return 128 + signal_seen;
-  if (summary.timed_out) return 3;
-  return 0;
+  if (!command.quiet) print_summary(summary, signal_seen, err);
+  return crawl_exit_status(summary, signal_seen);
 }
 
 }  // namespace squall::cli

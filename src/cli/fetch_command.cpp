@@ -14,6 +14,7 @@
 #include <string>
 
 #include "squall/cli/proxy_environment.h"
+#include "squall/cli/request_options.h"
 #include "squall/cli/write_out.h"
 #include "squall/core.h"
 #include "squall/http/client.h"
@@ -123,6 +124,17 @@ std::string_view certificate_advice(TlsFailure failure) {
     default:
       return "";
   }
+}
+
+// What to do about a body the decompression-bomb guard stopped; empty for other failures.
+std::string_view bomb_advice(const HttpError& e) {
+  try {
+    if (e.cause()) std::rethrow_exception(e.cause());
+  } catch (const http::DecodeError& d) {
+    if (d.ratio_exceeded()) return "; --max-ratio 0 turns the guard off";
+  } catch (...) {
+  }
+  return {};
 }
 
 std::string milliseconds(Duration d) {
@@ -549,17 +561,8 @@ std::string build_request(const Plan& plan, std::string url, HttpRequest& reques
     url += std::filesystem::path(*c.upload_file).filename().string();  // curl names the target
   request.url = std::move(url);
   request.raise_error = false;
-  for (const auto& line : c.headers) {
-    size_t colon = line.find(':');
-    std::string_view name = std::string_view(line).substr(0, colon);
-    if (colon == std::string::npos || name.empty()) {
-      return "bad header '" + line + "' (give -H 'Name: value')";
-    }
-    std::string_view value = std::string_view(line).substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-      value.remove_prefix(1);
-    request.headers.add(name, value);
-  }
+  for (const auto& line : c.headers)
+    if (std::string bad = add_header_flag(line, request.headers); !bad.empty()) return bad;
   if (c.referer) {
     std::string_view referer = *c.referer;
     if (referer.ends_with(";auto")) referer.remove_suffix(5);
@@ -623,6 +626,7 @@ std::string build_request(const Plan& plan, std::string url, HttpRequest& reques
   if (c.user_agent) request.user_agent = *c.user_agent;
   request.max_body_size =
       c.max_filesize ? static_cast<size_t>(*c.max_filesize) : std::numeric_limits<size_t>::max();
+  request.max_decode_ratio = c.max_ratio;
   return {};
 }
 
@@ -707,6 +711,7 @@ Task<Attempt> run_attempt(const Plan& plan, HttpClient& client, const std::strin
         a.message.insert(request == std::string::npos ? a.message.size() : request,
                          certificate_advice(*tls));
       }
+      a.advice = bomb_advice(e);
       a.transient = a.status == kTimeout;
       co_return a;
     }
@@ -872,7 +877,15 @@ int run_fetch(const FetchCommand& command, std::ostream& out, std::ostream& err)
   for (const auto& cookie : command.cookies) {
     if (cookie.find('=') != std::string::npos) continue;
     engine = true;
-    if (auto text = read_input(cookie)) jar.load_netscape(*text);
+    auto text = read_input(cookie);
+    if (!text) continue;
+    try {
+      http::CookieJar file = http::CookieJar::parse(*text, cookie);
+      for (const auto& c : file.cookies()) jar.add(c);
+    } catch (const InvalidArgumentError& e) {
+      messages.error(e.what());
+      return kReadError;
+    }
   }
   if (engine) plan.jar = &jar;
 

@@ -174,7 +174,7 @@ void Loop::detach(detail::TaskState& task) noexcept {
 
 bool Loop::has_pending_work() const noexcept {
   return !ready_.empty() || !timers_.empty() || handler_count_ > 0 || keep_alive_ > 0 ||
-         threadsafe_pending_.load(std::memory_order_acquire);
+         !idle_waiters_.empty() || threadsafe_pending_.load(std::memory_order_acquire);
 }
 
 void Loop::run_forever() {
@@ -186,8 +186,22 @@ void Loop::run_forever() {
 void Loop::run_once(TimePoint wait_limit, bool block_when_idle) {
   fire_due_timers();
   run_ready();
+  if (!idle_waiters_.empty()) wake_idle_waiters();
   if (ready_.empty() || ran_since_poll_ >= kPollEvery) poll(wait_limit, block_when_idle);
   take_threadsafe_callbacks();
+}
+
+void Loop::wake_idle_waiters() {
+  if (!ready_.empty() || handler_count_ > 0 || keep_alive_ > 0 ||
+      threadsafe_pending_.load(std::memory_order_acquire))
+    return;
+  // Idle but for the waiters' own time limits: every timer left must be one of theirs. O(n)
+  // in the waiters, a handful at most, and only once everything else is quiet.
+  size_t limits = 0;
+  for (detail::Waiter* w = idle_waiters_.front(); w; w = idle_waiters_.next(*w))
+    limits += w->has_time_limit();
+  if (limits != timers_.size()) return;
+  while (detail::Waiter* w = idle_waiters_.pop_front()) w->wake();
 }
 
 void Loop::fire_due_timers() {

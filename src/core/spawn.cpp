@@ -11,22 +11,25 @@ std::string format_duration(Duration d) {
   return std::to_string(ms) + " ms";
 }
 
-// Kills the task and lets it unwind for as long as the loop can make progress.
-void kill_and_drain(Loop& loop, TaskState& task, std::exception_ptr error) {
-  task.kill(std::move(error));
+// Kills the task and lets it unwind for as long as the loop can make progress. run_sync
+// throws the error itself, so the task ending with it is not logged as well.
+void kill_and_drain(Loop& loop, TaskState& task, const std::exception_ptr& error) {
+  task.kill(error);
   while (!task.done() && loop.has_pending_work()) loop.run_once();
+  if (task.ended_with(error)) task.mark_retrieved();
 }
 
 class CallbackLink final : public Link {
  public:
-  explicit CallbackLink(std::function<void()> fn) : fn_(std::move(fn)) {}
-  void on_done(TaskState& task) noexcept override {
-    task.loop().call_soon([fn = std::move(fn_)] { fn(); });
+  CallbackLink(Loop& loop, std::function<void()> fn) : loop_(loop), fn_(std::move(fn)) {}
+  void on_ready() noexcept override {
+    loop_.call_soon([fn = std::move(fn_)] { fn(); });
     delete this;
   }
   void on_dropped() noexcept override { delete this; }
 
  private:
+  Loop& loop_;
   std::function<void()> fn_;
 };
 }  // namespace
@@ -36,7 +39,7 @@ class StopOnDone final : public Link {
  public:
   StopOnDone(TaskState& task) : loop_(task.loop()) { task.link(*this); }
   ~StopOnDone() { ListHook<Link>::unlink(); }
-  void on_done(TaskState&) noexcept override { loop_.stop(); }
+  void on_ready() noexcept override { loop_.stop(); }
 
  private:
   Loop& loop_;
@@ -69,7 +72,7 @@ void add_done_callback(TaskState& task, std::function<void()> fn) {
   if (task.done()) {
     task.loop().call_soon([fn = std::move(fn)] { fn(); });
   } else {
-    task.link(*new CallbackLink(std::move(fn)));
+    task.link(*new CallbackLink(task.loop(), std::move(fn)));
   }
 }
 

@@ -14,6 +14,16 @@ namespace {
 thread_local std::coroutine_handle<> next_handle;
 thread_local TaskState* running_task = nullptr;
 
+bool is_cancellation(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const CancelledError&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 std::string describe(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
@@ -132,20 +142,25 @@ TaskState::TaskState(Loop& loop) noexcept : loop_(&loop) {}
 
 TaskState::~TaskState() {
   while (Link* link = links_.pop_front()) link->on_dropped();
-  if (exception_ && !retrieved_ && exception_ != kill_error_) {
+  if (exception_ && !retrieved_ && !is_cancellation(exception_)) {
     log(LogLevel::Error, "task failed and nobody retrieved its exception: " + describe(exception_));
   }
 }
 
-void TaskState::start(std::coroutine_handle<> frame) noexcept {
+void TaskState::start(std::coroutine_handle<> frame, TimePoint at) {
   frame_ = frame;
   loop_->attach(*this);
-  loop_->call_soon([self = TaskRef(this)] {
+  auto first_run = [self = TaskRef(this)] {
     if (self->status_ == Status::Scheduled) {
       self->status_ = Status::Running;
       self->resume(self->frame_);
     }
-  });
+  };
+  if (at == TimePoint::min()) {
+    loop_->call_soon(std::move(first_run));
+  } else {
+    start_timer_ = loop_->call_at(at, std::move(first_run));
+  }
 }
 
 void TaskState::resume(std::coroutine_handle<> h) {
@@ -159,8 +174,8 @@ void TaskState::kill(std::exception_ptr error, const void* source) noexcept {
   if (status_ == Status::Done) return;
   // First kill wins, except that an explicit kill replaces a timeout's undelivered one.
   if (pending_ && (source || !source_)) return;
-  if (!source) kill_error_ = error;
   if (status_ == Status::Scheduled) {  // never ran: it never will
+    start_timer_.cancel();
     frame_.destroy();
     frame_ = {};
     complete(error);
@@ -186,7 +201,7 @@ void TaskState::complete(std::exception_ptr error) noexcept {
   exception_ = std::move(error);
   pending_ = nullptr;
   loop_->detach(*this);
-  while (Link* link = links_.pop_front()) link->on_done(*this);
+  while (Link* link = links_.pop_front()) link->on_ready();
   unref();  // the reference the running task held on itself
 }
 
@@ -197,6 +212,7 @@ void TaskState::abandon() noexcept {
   exception_ = std::make_exception_ptr(
       CancelledError("the task's loop was destroyed before the task finished"));
   retrieved_ = true;
+  start_timer_.cancel();  // its callback holds a reference to this state
   loop_->detach(*this);
   if (auto frame = std::exchange(frame_, nullptr)) frame.destroy();
   while (Link* link = links_.pop_front()) link->on_dropped();

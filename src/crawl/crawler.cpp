@@ -5,6 +5,10 @@
 #include <libpsl.h>
 
 #include <algorithm>
+#include <charconv>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
 // GCC 12 warns about std::function inside <regex>'s matcher at -O1 with sanitizers
 // (-Wmaybe-uninitialized, a false positive).
 #pragma GCC diagnostic push
@@ -24,10 +28,12 @@
 #include "squall/crawl/politeness.h"
 #include "squall/crawl/robots.h"
 #include "squall/crawl/seen.h"
+#include "squall/crawl/sitemap.h"
 #include "squall/crawl/sniff.h"
 #include "squall/crawl/store.h"
 #include "squall/crawl/warc.h"
 #include "squall/http/client.h"
+#include "squall/http/decode.h"
 #include "squall/http/http_date.h"
 #include "squall/http/message.h"
 #include "squall/url/ascii.h"
@@ -50,10 +56,26 @@ namespace {
 // How often the batch of results, outputs and frontier changes is made durable.
 constexpr Duration kCommitPeriod = 500ms;
 constexpr Duration kRetryAfterMax = 10min;
+// How deep sitemap index files are followed: an index may list indexes this many levels down
+// (the protocol allows none; some sites nest them anyway).
+constexpr int kMaxSitemapIndexDepth = 2;
+// What a WARC response record may hold beyond the body limit: the head and chunk framing.
+constexpr size_t kWarcHeadRoom = size_t{1} << 20;
 
 // A failure that may pass: no response (599), 429 or 5xx. Retried, and counted against the host.
 bool is_transient(int code) noexcept {
   return code == 599 || code == 429 || code >= 500;
+}
+
+// Whether a fetch failed because the decompression-bomb guard stopped its body.
+bool is_bomb(const std::exception_ptr& cause) {
+  try {
+    if (cause) std::rethrow_exception(cause);
+  } catch (const http::DecodeError& e) {
+    return e.ratio_exceeded();
+  } catch (...) {
+  }
+  return false;
 }
 
 int64_t unix_ms() {
@@ -83,12 +105,33 @@ std::optional<Duration> retry_after(const http::Headers& headers) {
   return std::clamp<Duration>(wait, Duration{}, kRetryAfterMax);
 }
 
+// What crawl `o` is, as its state file records it: a line per start URL (normalized, sorted)
+// and per option that shapes the frontier, written as its flag. Limits that only say when to
+// stop (pages, time) and how to fetch are left out: they may change between runs of a crawl.
+std::string crawl_identity(const CrawlerOptions& o, const std::vector<Url>& starts) {
+  std::vector<std::string> urls;
+  for (const Url& u : starts) urls.emplace_back(u.dedup_key());
+  std::sort(urls.begin(), urls.end());
+  urls.erase(std::unique(urls.begin(), urls.end()), urls.end());
+  std::string out;
+  for (const std::string& u : urls) out += "start " + u + "\n";
+  const char* scopes[] = {"prefix", "host", "domain", "any"};
+  out += std::string("--scope ") + scopes[static_cast<int>(o.scope)] + "\n";
+  for (const std::string& p : o.include) out += "--include " + p + "\n";
+  for (const std::string& p : o.exclude) out += "--exclude " + p + "\n";
+  if (o.max_depth) out += "--max-depth " + std::to_string(*o.max_depth) + "\n";
+  if (o.ignore_nofollow) out += "--ignore-nofollow\n";
+  if (!o.obey_robots) out += "--ignore-robots\n";
+  return out;
+}
+
 }  // namespace
 
 struct Crawler::State {
   CrawlerOptions o;
   std::vector<Url> starts;
-  std::vector<std::string> start_prefixes;
+  std::vector<std::string> start_prefixes;  // the start URLs' directories
+  std::string identity;  // what crawl this is, as the state file records it (crawl_identity)
   std::vector<std::string> start_hosts;
   std::vector<std::string> start_domains;
   std::vector<std::regex> include, exclude;
@@ -101,11 +144,16 @@ struct Crawler::State {
   std::optional<JsonLinesWriter> jsonl;
   std::optional<WarcWriter> warc;
 
-  int64_t loaded_upto = 0;      // the highest row id pulled from the store into the frontier
-  bool backlog = false;         // queued URLs wait in the store beyond loaded_upto
-  uint64_t done_before = 0;     // pages fetched by earlier runs
-  bool stopping = false;        // no new fetches
-  bool stop_requested = false;  // stop() was called
+  int64_t loaded_upto = 0;     // the highest row id pulled from the store into the frontier
+  bool backlog = false;        // queued URLs wait in the store beyond loaded_upto
+  uint64_t done_before = 0;    // pages fetched by earlier runs
+  uint64_t pages_started = 0;  // pages taken into work this run and not put back
+  std::unordered_map<std::string, int> robots_tries;  // failed robots.txt tries per host
+  bool stopping = false;                              // no new fetches
+  bool stop_requested = false;                        // stop() was called
+  std::deque<std::pair<Url, int>> sitemaps_todo;      // sitemaps to read, with their index level
+  std::unordered_set<std::string> sitemaps_seen;
+  bool sitemap_fetching = false;
   Event wake;
   Event all_done;
   size_t workers_running = 0;
@@ -153,6 +201,8 @@ struct Crawler::State {
   // robots.txt first if needed.
   void enqueue(CrawlUrl u, const Url& parsed) {
     std::string host = parsed.host_port();
+    // A host whose robots.txt could not be fetched: the URL waits in the store for a later run.
+    if (politeness.unavailable(host)) return;
     politeness.meet(host, parsed);
     frontier.push(host, std::move(u));
     wake.set();
@@ -184,36 +234,98 @@ struct Crawler::State {
     if (batch.size() < want) backlog = false;
   }
 
+  // Counted when a page is taken into work, so that fetches in flight count too and the limit
+  // is never passed; a page put back (retry, disallowed) gives its place back.
   bool page_limit_reached() const {
-    return o.max_pages && done_before + summary.fetched >= *o.max_pages;
+    return o.max_pages && done_before + pages_started >= *o.max_pages;
   }
 
   bool nothing_left() const {
     return frontier.queued() == 0 && frontier.in_flight() == 0 && !politeness.robots_pending() &&
-           !backlog;
+           !backlog && sitemaps_todo.empty() && !sitemap_fetching;
   }
 
   // --- outputs and durability ---------------------------------------------------------------
 
   void open_outputs() {
     if (!o.jsonl.empty()) {
-      if (o.jsonl != "-") truncate_to_committed(o.jsonl, "jsonl_offset");
-      jsonl.emplace(JsonLinesWriter::open(o.jsonl));
+      if (o.jsonl != "-") claim_output(o.jsonl, "jsonl", "--jsonl");
+      jsonl.emplace(JsonLinesWriter::open(o.jsonl, o.jsonl_links));
     }
     if (!o.warc.empty()) {
-      truncate_to_committed(o.warc, "warc_offset");
+      claim_output(o.warc, "warc", "--warc");
       warc.emplace(WarcWriter::open(o.warc, {.software = "squall crawl"}));
     }
   }
 
-  // A resumed crawl cuts an output back to the length its last commit recorded, so records
-  // of pages whose results were not committed (and will be fetched again) do not repeat.
-  void truncate_to_committed(const std::filesystem::path& path, std::string_view key) {
-    auto offset = store->meta(key);
+  // Makes `path` this crawl's `key` output ("jsonl", "warc"), as the state file records it
+  // (meta "<key>_path"). A file this crawl wrote before is cut back to the length its last
+  // commit recorded ("<key>_offset"), so records of pages whose results were not committed (and
+  // will be fetched again) do not repeat; a file with bytes of anything else is refused, unless
+  // the crawl starts over, which empties it.
+  void claim_output(const std::filesystem::path& path, const std::string& key, const char* flag) {
     std::error_code ec;
-    if (!offset || !std::filesystem::exists(path, ec)) return;
-    uint64_t keep = std::stoull(*offset);
-    if (std::filesystem::file_size(path, ec) > keep) std::filesystem::resize_file(path, keep, ec);
+    std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    absolute = std::filesystem::weakly_canonical(absolute, ec);
+    uint64_t size = std::filesystem::exists(path, ec) ? std::filesystem::file_size(path, ec) : 0;
+    if (size > 0 && o.fresh) {
+      std::filesystem::resize_file(path, 0, ec);
+    } else if (size > 0) {
+      auto owner = store->meta(key + "_path");
+      if (!owner || *owner != absolute.string())
+        throw InvalidArgumentError(path.string() + " holds records that are not this crawl's (" +
+                                   o.state.string() + " did not write them): give another " + flag +
+                                   " path, or --fresh to start the crawl over and overwrite it");
+      if (auto offset = store->meta(key + "_offset")) {
+        uint64_t keep = std::stoull(*offset);
+        if (size > keep) std::filesystem::resize_file(path, keep, ec);
+      }
+    }
+    store->set_meta(key + "_path", absolute.string());
+  }
+
+  // A resumed crawl must be the crawl the state file holds; a new one records itself.
+  void check_identity() {
+    auto stored = store->meta("crawl");
+    if (!summary.resumed) {
+      store->set_meta("crawl", identity);
+      return;
+    }
+    if (stored && *stored == identity) return;
+    std::string state = o.state.string();
+    std::string advice = ": pass --state FILE to keep this crawl apart, or --fresh to start over";
+    if (!stored)
+      throw InvalidArgumentError(state + " holds a crawl that does not say what it is" + advice);
+    // Which line differs: the start URLs first (shown without their "start "), then each option.
+    auto lines_of = [](const std::string& text, std::string_view what) {
+      std::string out;
+      std::string_view rest = text;
+      while (!rest.empty()) {
+        size_t end = rest.find('\n');
+        std::string_view line = rest.substr(0, end);
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+        if (!line.starts_with(what)) continue;
+        if (what == "start ") line.remove_prefix(what.size());
+        out.append(out.empty() ? "" : " ").append(line);
+      }
+      return out;
+    };
+    for (std::string_view what : {"start ", "--scope", "--include", "--exclude", "--max-depth",
+                                  "--ignore-nofollow", "--ignore-robots"}) {
+      std::string was = lines_of(*stored, what), now = lines_of(identity, what);
+      if (was == now) continue;
+      if (what == "start ")
+        throw InvalidArgumentError(state + " belongs to another crawl (start URLs " + was +
+                                   ", not " + now + ")" + advice);
+      auto said = [what](const std::string& line) {
+        return line.empty() ? "no " + std::string(what) : line;
+      };
+      throw InvalidArgumentError(state + " belongs to this crawl with " + said(was) + ", not " +
+                                 said(now) +
+                                 ": pass the same options to resume it, --state FILE to keep "
+                                 "this crawl apart, or --fresh to start over");
+    }
+    throw InvalidArgumentError(state + " belongs to another crawl" + advice);
   }
 
   void commit() {
@@ -228,24 +340,140 @@ struct Crawler::State {
     store->commit();
   }
 
+  // --- requests -----------------------------------------------------------------------------
+
+  // A request for `url` as every fetch of the crawl makes it: its proxy and its cookies (the
+  // client's defaults carry the fields, user agent, time limits and TLS trust).
+  http::HttpRequest request_for(const Url& url) const {
+    http::HttpRequest req;
+    req.parsed_url = url;
+    req.raise_error = false;
+    req.proxy = std::string(o.proxies.for_url(url));
+    std::string cookie = o.cookie_jar.header_for(url, std::chrono::system_clock::now());
+    if (!o.cookie.empty()) cookie.append(cookie.empty() ? "" : "; ").append(o.cookie);
+    if (!cookie.empty()) req.headers.add("Cookie", cookie);
+    return req;
+  }
+
+  // Every exchange of a fetch into the WARC: each redirect hop, each try.
+  void archive(const std::optional<WarcRecorder>& recorder) {
+    if (recorder)
+      for (const WarcExchange& x : recorder->exchanges()) warc->write_exchange(x);
+  }
+
   // --- robots.txt ---------------------------------------------------------------------------
 
   Task<void> fetch_robots(std::string host) {
+    const Url* url = politeness.robots_fetch_started(host);
     http::HttpRequest req;
-    // Without a URL (its origin did not parse again) the fetch fails: unreachable, disallowed.
-    if (const Url* url = politeness.robots_fetch_started(host)) req.parsed_url = *url;
-    req.user_agent = o.user_agent;
-    req.raise_error = false;
-    req.request_timeout = o.request_timeout;
-    req.connect_timeout = o.connect_timeout;
+    // Without a URL (its origin did not parse again) the fetch fails: unreachable.
+    if (url)
+      req = request_for(*url);
+    else
+      req.raise_error = false;
     req.max_body_size = kRobotsParseLimit + 64 * 1024;
     req.max_redirects = RobotsPolicy::kMaxRedirects;
+    std::optional<WarcRecorder> recorder;
+    if (warc) req.capture = &recorder.emplace(*req.max_body_size + kWarcHeadRoom);
     http::HttpResponse r = co_await client->fetch(std::move(req));
-    politeness.robots_fetched(
-        host,
-        r.code == 599 ? RobotsPolicy::unreachable() : RobotsPolicy::from_response(r.code, r.body),
-        Loop::time());
+    archive(recorder);
+    TimePoint now = Loop::time();
+    if (r.code == 599 || r.code == 429 || r.code >= 500) {
+      robots_unreachable(host, r, now);
+    } else {
+      robots_tries.erase(host);
+      politeness.robots_fetched(host, RobotsPolicy::from_response(r.code, r.body), now);
+      find_sitemaps(host, r);
+    }
     wake.set();
+  }
+
+  // RFC 9309 section 2.3.1.3: no answer, 429 or 5xx means the site is unreachable, not that it
+  // disallows. Tried again with the pages' backoff (a TLS failure would fail the same way
+  // again, so it is not); after the last try the host is unavailable for this run, and its URLs
+  // stay queued in the state file, so that a later run with the site up crawls it.
+  void robots_unreachable(const std::string& host, const http::HttpResponse& r, TimePoint now) {
+    auto [kind, message] = r.code == 599
+                               ? failure(r)
+                               : std::pair{"HTTP " + std::to_string(r.code),
+                                           "HTTP " + std::to_string(r.code) + " " + r.reason};
+    int& tries = robots_tries[host];
+    if (kind != "tls" && tries < o.retries && !stopping) {
+      Duration wait = o.retry_backoff * (1 << std::min(tries, 16));
+      if (auto after = retry_after(r.headers)) wait = std::max(wait, *after);
+      ++tries;
+      ++summary.retried;
+      politeness.robots_unreachable(host, now + wait, now);
+      return;
+    }
+    politeness.robots_unreachable(host, std::nullopt, now);
+    if (!politeness.unavailable(host)) return;  // its earlier rules stay in force
+    if (tries > 0) message += " (gave up after " + std::to_string(tries + 1) + " tries)";
+    frontier.drop(host);
+    summary.unavailable.push_back({host, kind, "robots.txt: " + message});
+  }
+
+  // --- sitemaps -----------------------------------------------------------------------------
+
+  // A sitemap to read, at `level` (0 for those robots.txt names and /sitemap.xml, one more for
+  // each index it came through): only on a start host, each once per crawl.
+  void want_sitemap(const Url& url, int level) {
+    if (!url.is_http() || level > kMaxSitemapIndexDepth) return;
+    if (std::none_of(starts.begin(), starts.end(),
+                     [&](const Url& s) { return s.host() == url.host(); }))
+      return;
+    std::string key(url.dedup_key());
+    if (!sitemaps_seen.insert(key).second || store->meta("sitemap " + key)) return;
+    sitemaps_todo.emplace_back(url, level);
+    wake.set();
+  }
+
+  // The sitemaps of a start host, once its robots.txt answered `r`.
+  void find_sitemaps(const std::string& host, const http::HttpResponse& r) {
+    if (!o.sitemaps) return;
+    const Url* start = nullptr;
+    for (const Url& s : starts)
+      if (s.host_port() == host) start = &s;
+    if (!start) return;
+    UrlResult robots = Url::parse("/robots.txt", start);
+    if (r.code >= 200 && r.code < 300 && robots) {
+      const RobotsTxt file = RobotsTxt::parse(r.body);
+      for (const std::string& listed : file.sitemaps())
+        if (UrlResult u = Url::parse(listed, &*robots)) want_sitemap(*u, 0);
+    }
+    if (UrlResult guess = Url::parse("/sitemap.xml", start)) want_sitemap(*guess, 0);
+  }
+
+  Task<void> fetch_sitemap(Url url, int level) {
+    std::string host = url.host_port();
+    std::string key(url.dedup_key());
+    if (!politeness.allows(host, url).allowed) co_return;
+    bool ok = false;
+    SitemapParser parser([&](std::string_view loc) {
+      UrlResult u = Url::parse(loc);
+      if (!u || !u->is_http()) return;
+      if (parser.kind() == SitemapKind::Index) {
+        want_sitemap(*u, level + 1);
+      } else if ((!o.max_depth || *o.max_depth >= 1) && in_scope(*u)) {
+        discover(*u, 1, key);
+      }
+    });
+    http::HttpRequest req = request_for(url);
+    req.max_body_size = SitemapLimits{}.max_bytes;
+    req.header_callback = [&ok](std::string_view line) {
+      if (line.starts_with("HTTP/") && line.size() > 9) ok = line[9] == '2';
+    };
+    req.streaming_callback = [&](std::string_view bytes) {
+      if (ok) parser.feed(bytes);
+    };
+    std::optional<WarcRecorder> recorder;
+    if (warc) req.capture = &recorder.emplace(*req.max_body_size + kWarcHeadRoom);
+    http::HttpResponse r = co_await client->fetch(std::move(req));
+    archive(recorder);
+    if (ok && r.code != 599) parser.finish();
+    if (!parser.error().empty())
+      log(LogLevel::Warning, "crawl: sitemap " + key + ": " + parser.error());
+    store->set_meta("sitemap " + key, std::to_string(parser.urls()));
   }
 
   // --- pages --------------------------------------------------------------------------------
@@ -262,26 +490,27 @@ struct Crawler::State {
         r.error = "disallowed by robots.txt" + (m.rule ? " (" + m.rule->text + ")" : std::string());
         store->finish(u.id, UrlState::Skipped, r);
         ++summary.skipped;
+        --pages_started;
         co_return;
       }
     }
 
-    http::HttpRequest req;
     // The client takes the URL parsed: parsed once here, the robots.txt check above included.
     // A URL that does not parse goes as text, for the client to fail it the way it reports.
-    if (parsed)
-      req.parsed_url = *parsed;
-    else
+    http::HttpRequest req;
+    if (parsed) {
+      req = request_for(*parsed);
+    } else {
       req.url = u.url;
-    req.user_agent = o.user_agent;
-    req.raise_error = false;
-    req.request_timeout = o.request_timeout;
-    req.connect_timeout = o.connect_timeout;
+      req.raise_error = false;
+    }
     req.max_body_size = o.max_page_size;
-    std::string head;
-    if (warc) req.header_callback = [&head](std::string_view line) { head.append(line); };
+    req.max_decode_ratio = o.max_decode_ratio;
+    std::optional<WarcRecorder> recorder;
+    if (warc) req.capture = &recorder.emplace(o.max_page_size + kWarcHeadRoom);
     int64_t fetched_at = unix_ms();
     http::HttpResponse r = co_await client->fetch(std::move(req));
+    archive(recorder);
 
     CrawledPage page;
     page.url = u.url;
@@ -299,6 +528,7 @@ struct Crawler::State {
       ++u.attempts;
       store->count_attempt(u.id, u.attempts);
       ++summary.retried;
+      --pages_started;
       frontier.back_off(lease.host, Loop::time() + wait);
       frontier.push(lease.host, std::move(u));
       co_return;
@@ -312,8 +542,11 @@ struct Crawler::State {
     result.final_url = page.final_url;
     result.fetched_at = fetched_at;
     result.elapsed_ms = page.elapsed_ms;
+    page.redirects = r.redirect_chain;
     if (r.code == 599) {
       auto [kind, message] = failure(r);
+      page.status = 599;
+      page.error_kind = kind;
       page.error = std::move(message) + tries;
       result.error = page.error;
       summary.errors[kind]++;
@@ -324,6 +557,7 @@ struct Crawler::State {
       auto ct = r.headers.get("Content-Type");
       page.content_type = ct ? std::string(*ct) : std::string();
       page.length = r.body.size();
+      take_fields(r.headers, page);
       if (r.code >= 400) page.error = "HTTP " + std::to_string(r.code) + " " + r.reason;
       summary.statuses[r.code]++;
       summary.bytes += r.body.size();
@@ -333,6 +567,7 @@ struct Crawler::State {
         ++summary.failed;
       } else {
         ++summary.fetched;
+        if (r.code >= 200 && r.code < 300) ++summary.succeeded;
       }
       // The URL that answered: the one asked for, unless a redirect led elsewhere.
       std::optional<Url> redirected;
@@ -352,14 +587,6 @@ struct Crawler::State {
       result.links = page.links;
       result.error = page.error;
       store->finish(u.id, transient ? UrlState::Failed : UrlState::Done, result);
-      if (warc) {
-        std::string request = "GET " + std::string(parsed ? parsed->request_target() : "/") +
-                              " HTTP/1.1\r\nHost: " + std::string(parsed ? parsed->host() : "") +
-                              "\r\nUser-Agent: " + o.user_agent + "\r\n\r\n";
-        auto date = std::chrono::system_clock::time_point(std::chrono::milliseconds(fetched_at));
-        std::string id = warc->write_response(page.final_url, head, r.body, date);
-        warc->write_request(page.final_url, request, date, id);
-      }
     }
     if (jsonl) jsonl->write(page, fetched_at);
     if (o.on_page) o.on_page(page);
@@ -372,6 +599,7 @@ struct Crawler::State {
     std::string_view head(r.body.data(), std::min<size_t>(r.body.size(), 1445));
     page.html = is_html(content_type, head);
     if (!page.html || !base) return 0;
+    std::unordered_set<std::string_view> listed;
     LinkOptions lo;
     lo.page_url = *base;
     if (auto cs = declared_charset(content_type, head)) lo.charset = *cs;
@@ -380,9 +608,12 @@ struct Crawler::State {
     ex.finish();
     int count = 0;
     bool may_go_deeper = !o.max_depth || page.depth + 1 <= *o.max_depth;
+    page.title = ex.title();
     for (const Link& link : ex.links()) {
       if (!link.url || !link.url->is_http()) continue;
       ++count;
+      if (o.jsonl_links && listed.insert(link.url->dedup_key()).second)
+        page.outlinks.emplace_back(link.url->dedup_key());
       if (link.nofollow && !o.ignore_nofollow) continue;
       if (!may_go_deeper || !in_scope(*link.url)) continue;
       if (o.link_filter && !o.link_filter(*link.url, page)) continue;
@@ -391,10 +622,24 @@ struct Crawler::State {
     return count;
   }
 
+  // The response fields a JSON line carries beside the content type.
+  static void take_fields(const http::Headers& headers, CrawledPage& page) {
+    if (auto length = headers.get("Content-Length")) {
+      uint64_t n = 0;
+      auto [end, ec] = std::from_chars(length->data(), length->data() + length->size(), n);
+      if (ec == std::errc() && end == length->data() + length->size()) page.content_length = n;
+    }
+    if (auto modified = headers.get("Last-Modified")) page.last_modified = *modified;
+    if (auto etag = headers.get("ETag")) page.etag = *etag;
+  }
+
   // The kind ("timeout", "connect", ...) and message of a fetch that got no response.
   static std::pair<std::string, std::string> failure(const http::HttpResponse& r) {
     try {
       r.rethrow();
+    } catch (const http::HttpError& e) {
+      if (is_bomb(e.cause())) return {"decompression bomb", e.what()};
+      return {std::string(error_kind_name(e.kind())), e.what()};
     } catch (const Error& e) {
       return {std::string(error_kind_name(e.kind())), e.what()};
     } catch (const std::exception& e) {
@@ -411,13 +656,28 @@ struct Crawler::State {
       while (!stopping) {
         if (page_limit_reached()) break;
         refill();
-        if (auto host = politeness.next_robots()) {
+        TimePoint now = Loop::time();
+        if (auto host = politeness.next_robots(now)) {
           co_await fetch_robots(std::move(*host));
           continue;
         }
-        TimePoint now = Loop::time();
+        if (!sitemaps_todo.empty() && !sitemap_fetching) {
+          auto [url, level] = std::move(sitemaps_todo.front());
+          sitemaps_todo.pop_front();
+          sitemap_fetching = true;
+          try {
+            co_await fetch_sitemap(std::move(url), level);
+          } catch (...) {
+            sitemap_fetching = false;
+            throw;
+          }
+          sitemap_fetching = false;
+          wake.set();
+          continue;
+        }
         if (auto lease = frontier.take(now)) {
           std::string host = lease->host;
+          ++pages_started;
           if (politeness.robots_expired(host, now)) {
             // The cached robots.txt is too old (RFC 9309 section 2.4): fetch it again first.
             co_await fetch_robots(host);
@@ -429,10 +689,15 @@ struct Crawler::State {
         }
         if (nothing_left()) break;
         wake.clear();
-        Timeout limit = 1s;
-        if (auto at = frontier.next_ready()) limit = std::max<Duration>(*at - now, Duration{});
+        // Until the first host or robots.txt retry is due; a second when none is.
+        std::optional<Duration> limit;
+        for (auto at : {frontier.next_ready(), politeness.next_robots_retry()}) {
+          if (!at) continue;
+          Duration d = std::max<Duration>(*at - now, Duration{});
+          limit = limit ? std::min(*limit, d) : d;
+        }
         try {
-          co_await wake.wait(limit);
+          co_await wake.wait(limit.value_or(1s));
         } catch (const TimeoutError&) {
         }
       }
@@ -469,7 +734,11 @@ Crawler::Crawler(CrawlerOptions options) : state_(std::make_unique<State>(std::m
     if (!u->is_http())
       throw InvalidArgumentError("crawl: start URL '" + in + "' is not http or https");
     Url n = u->normalized();
-    s.start_prefixes.emplace_back(n.dedup_key());
+    // The start URL's directory, as wget -np takes it: the key up to the path's last '/'.
+    std::string_view key = n.dedup_key();
+    std::string_view path = n.path();
+    size_t path_start = key.size() - n.request_target().size();
+    s.start_prefixes.emplace_back(key.substr(0, path_start + path.rfind('/') + 1));
     s.start_hosts.push_back(n.host_port());
     s.start_domains.push_back(registrable_domain(n.host()));
     s.starts.push_back(std::move(n));
@@ -487,6 +756,9 @@ Crawler::Crawler(CrawlerOptions options) : state_(std::make_unique<State>(std::m
   };
   compile(s.o.include, s.include, "--include");
   compile(s.o.exclude, s.exclude, "--exclude");
+  if (s.o.max_depth && *s.o.max_depth < 0)
+    throw InvalidArgumentError("crawl: --max-depth must be 0 or more (0: the start URLs only)");
+  s.identity = crawl_identity(s.o, s.starts);
 }
 
 Crawler::~Crawler() = default;
@@ -513,11 +785,13 @@ CrawlProgress Crawler::progress() const noexcept {
 Task<CrawlSummary> Crawler::run() {
   State& s = *state_;
   s.started = Loop::time();
-  s.store.emplace(CrawlStore::open(s.o.state));
+  s.store.emplace(CrawlStore::open(s.o.state, s.o.fresh));
   s.summary.resumed = !s.store->fresh();
+  s.check_identity();
   if (s.summary.resumed) {
     s.store->for_each_url([&](std::string_view u) { s.seen.insert(u); });
-    s.done_before = static_cast<uint64_t>(s.store->counts().done);
+    StoreCounts counts = s.store->counts();
+    s.done_before = static_cast<uint64_t>(counts.done + counts.failed);
   }
   for (const Url& u : s.starts)
     if (s.seen.insert(u.dedup_key())) s.store->add(u.dedup_key(), 0, "");
@@ -525,12 +799,22 @@ Task<CrawlSummary> Crawler::run() {
   s.refill();
   s.open_outputs();
   s.commit();
+  if (s.o.sitemaps && !s.o.obey_robots) {
+    // Without robots.txt there is no answer to wait for: each start host's /sitemap.xml now.
+    for (const Url& start : s.starts)
+      if (UrlResult guess = Url::parse("/sitemap.xml", &start)) s.want_sitemap(*guess, 0);
+  }
 
   http::ClientOptions co;
   co.max_clients = s.o.concurrency;
   co.max_connections_per_host = std::max<size_t>(1, s.o.per_host);
   co.hostname_mapping = s.o.hostname_mapping;
   co.defaults.user_agent = s.o.user_agent;
+  co.defaults.request_timeout = s.o.request_timeout;
+  co.defaults.connect_timeout = std::min(s.o.connect_timeout, s.o.request_timeout);
+  co.defaults.headers = s.o.headers;
+  co.defaults.validate_cert = s.o.validate_cert;
+  co.defaults.ca_certs = s.o.ca_certs;
   s.client = std::make_unique<http::HttpClient>(co);
 
   PeriodicCallback committer([&s] { s.commit(); }, kCommitPeriod);
@@ -560,6 +844,7 @@ Task<CrawlSummary> Crawler::run() {
   s.client->close();
   s.commit();
   s.fill_summary();
+  s.store.reset();  // unlocks the state file
   co_return s.summary;
 }
 

@@ -201,6 +201,8 @@ void Tokenizer::emit_tag() {
     case Tag::Title:
       state_ = State::Text;
       raw_end_tag_ = tag_text_;
+      in_title_ = tag_ == Tag::Title && !title_seen_;
+      title_seen_ = title_seen_ || in_title_;
       break;
     case Tag::Plaintext:
       state_ = State::Plaintext;
@@ -479,6 +481,7 @@ void Tokenizer::feed(std::string_view chunk) {
       case State::Text:
       case State::ScriptData: {
         const void* lt = std::memchr(p, '<', static_cast<size_t>(end - p));
+        if (in_title_) title_text(std::string_view(p, lt ? static_cast<const char*>(lt) : end));
         if (lt == nullptr) return;
         p = static_cast<const char*>(lt) + 1;
         state_ = state_ == State::Text ? State::TextLessThan : State::ScriptLessThan;
@@ -490,6 +493,7 @@ void Tokenizer::feed(std::string_view chunk) {
           state_ = State::TextEndTagOpen;
           ++p;
         } else {
+          if (in_title_) title_text("<");
           state_ = State::Text;
         }
         continue;
@@ -501,6 +505,7 @@ void Tokenizer::feed(std::string_view chunk) {
                    : state_ == State::ScriptEndTagOpen ? State::ScriptEndTagName
                                                        : State::ScriptEscapedEndTagName;
         } else {
+          if (in_title_) title_text("</");
           state_ = state_ == State::TextEndTagOpen     ? State::Text
                    : state_ == State::ScriptEndTagOpen ? State::ScriptData
                                                        : State::ScriptEscaped;
@@ -511,6 +516,7 @@ void Tokenizer::feed(std::string_view chunk) {
       case State::ScriptEscapedEndTagName:
         if ((is_ascii_whitespace(c) || c == '/' || c == '>') && appropriate_end_tag()) {
           ++p;
+          in_title_ = false;
           begin_tag(true);
           end_tag_name();
           if (c == '>') {
@@ -522,6 +528,10 @@ void Tokenizer::feed(std::string_view chunk) {
           temp_.push(c);
           ++p;
         } else {
+          if (in_title_) {
+            title_text("</");
+            title_text(temp_.view());
+          }
           state_ = state_ == State::TextEndTagName     ? State::Text
                    : state_ == State::ScriptEndTagName ? State::ScriptData
                                                        : State::ScriptEscaped;

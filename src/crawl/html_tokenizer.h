@@ -75,6 +75,10 @@ class Tokenizer {
   // tokenized; never for a tag whose kept values exceed LinkExtractor::kMaxTagBytes. The values
   // may be moved from.
   virtual void start_tag(Tag tag, Attributes& attributes) = 0;
+  // Called with the content of the page's first <title> element as it is tokenized, in pieces:
+  // the page's bytes, character references unresolved. A "</" that does not end the element is
+  // passed on lower-cased (and without its name past 15 bytes), as its name was read.
+  virtual void title_text(std::string_view) {}
 
  private:
   enum class State : uint8_t {
@@ -175,6 +179,8 @@ class Tokenizer {
   Attributes attributes_;         // present: seen so far on this tag
   std::string_view tag_text_;     // the name of a Tag other than Other, from the tag table
   std::string_view raw_end_tag_;  // the start tag name a raw-text end tag must match
+  bool in_title_ = false;         // in the first <title>'s RCDATA
+  bool title_seen_ = false;
 };
 
 // Resolves an attribute value once it is UTF-8 as the tokenizer's attribute value states would

@@ -80,18 +80,19 @@ void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
-JsonLinesWriter JsonLinesWriter::open(const std::string& path) {
-  if (path == "-") return JsonLinesWriter(stdout, false);
+JsonLinesWriter JsonLinesWriter::open(const std::string& path, bool links) {
+  if (path == "-") return JsonLinesWriter(stdout, false, links);
   std::FILE* file = std::fopen(path.c_str(), "ab");
   if (!file)
     throw Error(ErrorKind::System,
                 "cannot open " + path + " for JSON lines: " + std::strerror(errno));
-  return JsonLinesWriter(file, true);
+  return JsonLinesWriter(file, true, links);
 }
 
 JsonLinesWriter::JsonLinesWriter(JsonLinesWriter&& other) noexcept
     : file_(std::exchange(other.file_, nullptr)),
       owned_(std::exchange(other.owned_, false)),
+      links_(other.links_),
       line_(std::move(other.line_)) {}
 
 JsonLinesWriter& JsonLinesWriter::operator=(JsonLinesWriter&& other) noexcept {
@@ -99,6 +100,7 @@ JsonLinesWriter& JsonLinesWriter::operator=(JsonLinesWriter&& other) noexcept {
     close();
     file_ = std::exchange(other.file_, nullptr);
     owned_ = std::exchange(other.owned_, false);
+    links_ = other.links_;
     line_ = std::move(other.line_);
   }
   return *this;
@@ -141,6 +143,29 @@ void JsonLinesWriter::write(const CrawledPage& p, int64_t fetched_at) {
   j.append(elapsed);
   number(",\"links\":", p.links);
   text(",\"error\":", p.error, true);
+  text(",\"error_kind\":", p.error_kind, true);
+  j.append(",\"title\":");
+  if (p.title)
+    append_json_string(j, *p.title);
+  else
+    j.append("null");
+  auto list = [&j](const char* key, const std::vector<std::string>& items) {
+    j.append(key);
+    j.push_back('[');
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i > 0) j.push_back(',');
+      append_json_string(j, items[i]);
+    }
+    j.push_back(']');
+  };
+  list(",\"redirects\":", p.redirects);
+  if (p.content_length)
+    number(",\"content_length\":", *p.content_length);
+  else
+    j.append(",\"content_length\":null");
+  text(",\"last_modified\":", p.last_modified, true);
+  text(",\"etag\":", p.etag, true);
+  if (links_) list(",\"outlinks\":", p.outlinks);
   j.append("}\n");
   std::fwrite(j.data(), 1, j.size(), file_);
 }

@@ -1,6 +1,7 @@
 // Link policy: which tags give links, rel and nofollow, <base> and <meta>, and resolving them.
 #include "squall/crawl/links.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -126,10 +127,17 @@ class LinkTokenizer final : public Tokenizer {
   std::optional<std::string> meta_charset_;
   RobotsMeta robots_;
   std::string encoding_;
+  std::optional<std::string> raw_title_;  // capped at kMaxTitleBytes
+  std::optional<std::string> title_;
   bool finished_ = false;
 
  private:
   void start_tag(Tag tag, Attributes& attributes) override;
+  void title_text(std::string_view bytes) override {
+    std::string& t = raw_title_ ? *raw_title_ : raw_title_.emplace();
+    t.append(bytes.substr(
+        0, LinkExtractor::kMaxTitleBytes - std::min(t.size(), LinkExtractor::kMaxTitleBytes)));
+  }
   void meta(const Attributes& attributes);
 };
 
@@ -225,6 +233,17 @@ void LinkTokenizer::finish() {
   };
 
   if (raw_base_) base_href_ = decode(*raw_base_);
+  if (raw_title_) {
+    // document.title: ASCII whitespace stripped, and each run of it inside made one space.
+    std::string text = decode(*raw_title_);
+    std::string& t = title_.emplace();
+    for (char ch : text) {
+      if (!is_ascii_whitespace(ch))
+        t.push_back(ch);
+      else if (!t.empty() && t.back() != ' ')
+        t.push_back(' ');
+    }
+  }
   if (options_.page_url) {
     base_url_ = options_.page_url;
     if (base_href_) {
@@ -304,6 +323,9 @@ const std::optional<std::string>& LinkExtractor::meta_charset() const noexcept {
 }
 const std::string& LinkExtractor::encoding() const noexcept {
   return impl_->encoding_;
+}
+const std::optional<std::string>& LinkExtractor::title() const noexcept {
+  return impl_->title_;
 }
 
 std::vector<Link> extract_links(std::string_view html, LinkOptions options) {

@@ -25,11 +25,45 @@ void Politeness::meet(const std::string& host, const Url& url) {
   robots_todo_.push_back(host);
 }
 
-std::optional<std::string> Politeness::next_robots() {
-  if (robots_todo_.empty()) return std::nullopt;
+std::optional<std::string> Politeness::next_robots(TimePoint now) {
+  if (robots_todo_.empty()) {
+    auto due = std::find_if(robots_retries_.begin(), robots_retries_.end(),
+                            [now](const auto& r) { return r.first <= now; });
+    if (due == robots_retries_.end()) return std::nullopt;
+    std::string host = std::move(due->second);
+    robots_retries_.erase(due);
+    return host;
+  }
   std::string host = std::move(robots_todo_.front());
   robots_todo_.pop_front();
   return host;
+}
+
+std::optional<TimePoint> Politeness::next_robots_retry() const {
+  std::optional<TimePoint> first;
+  for (const auto& [due, host] : robots_retries_)
+    if (!first || due < *first) first = due;
+  return first;
+}
+
+void Politeness::robots_unreachable(const std::string& host, std::optional<TimePoint> retry_at,
+                                    TimePoint now) {
+  Host& h = hosts_[host];
+  --robots_fetching_;
+  if (h.robots == Robots::Known) {
+    h.robots_expires = now + RobotsPolicy::kUnreachableRetry;
+    return;
+  }
+  if (retry_at) {
+    robots_retries_.emplace_back(*retry_at, host);
+    return;
+  }
+  h.robots = Robots::Unavailable;
+}
+
+bool Politeness::unavailable(const std::string& host) const {
+  const Host* h = find(host);
+  return h && h->robots == Robots::Unavailable;
 }
 
 bool Politeness::robots_expired(const std::string& host, TimePoint now) const {

@@ -1,8 +1,13 @@
 // CrawlStore on SQLite: prepared statements, one open transaction committed in batches.
 #include "squall/crawl/store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
 #include "squall/core/error.h"
@@ -39,6 +44,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 }  // namespace
 
 struct CrawlStore::Db {
+  int lock_fd = -1;  // the flock; closed after SQLite's own descriptors
   sqlite3* db = nullptr;
   std::string path;
   sqlite3_stmt* add = nullptr;
@@ -55,6 +61,7 @@ struct CrawlStore::Db {
       if (in_transaction) sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
       sqlite3_close(db);
     }
+    if (lock_fd >= 0) ::close(lock_fd);
   }
 
   [[noreturn]] void fail(std::string_view what) const {
@@ -105,9 +112,49 @@ std::string column_text(sqlite3_stmt* s, int i) {
 
 }  // namespace
 
-CrawlStore CrawlStore::open(const std::filesystem::path& path) {
+namespace {
+
+// Opens the state file (created if missing) and takes its lock without waiting.
+int lock_state(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw Error(ErrorKind::System,
+                "crawl state " + path + ": cannot open: " + std::string(std::strerror(errno)));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int e = errno;
+    ::close(fd);
+    if (e == EWOULDBLOCK)
+      throw Error(ErrorKind::InvalidState,
+                  "crawl state " + path +
+                      " is in use by another process (one crawl per state file): wait for it to "
+                      "end, or pass --state FILE to run another crawl");
+    throw Error(ErrorKind::System,
+                "crawl state " + path + ": cannot lock: " + std::string(std::strerror(e)));
+  }
+  return fd;
+}
+
+// Empties the state file and removes its write-ahead log and shared memory (a killed run may
+// have left them), which would otherwise be replayed into the emptied file. The lock is held.
+void drop_state(int fd, const std::string& path) {
+  if (::ftruncate(fd, 0) != 0)
+    throw Error(ErrorKind::System,
+                "crawl state " + path + ": cannot start over: " + std::strerror(errno));
+  for (const char* suffix : {"-wal", "-shm"}) {
+    std::string side = path + suffix;
+    if (::unlink(side.c_str()) != 0 && errno != ENOENT)
+      throw Error(ErrorKind::System,
+                  "crawl state " + side + ": cannot remove: " + std::strerror(errno));
+  }
+}
+
+}  // namespace
+
+CrawlStore CrawlStore::open(const std::filesystem::path& path, bool start_over) {
   auto db = std::make_unique<Db>();
   db->path = path.string();
+  db->lock_fd = lock_state(db->path);
+  if (start_over) drop_state(db->lock_fd, db->path);
   if (sqlite3_open_v2(db->path.c_str(), &db->db,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       nullptr) != SQLITE_OK)

@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -61,11 +62,11 @@ std::string warc_date(std::chrono::system_clock::time_point time) {
   return out;
 }
 
-std::string warc_sha1(std::string_view bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha1(), nullptr);
-  // RFC 4648 base 32: 20 bytes are exactly 32 characters, no padding.
+namespace {
+
+// "sha1:" and the RFC 4648 base 32 of a SHA-1 digest.
+std::string base32_digest(const unsigned char* digest, unsigned int length) {
+  // 20 bytes are exactly 32 characters, no padding.
   static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
   std::string out = "sha1:";
   uint64_t buffer = 0;
@@ -80,6 +81,94 @@ std::string warc_sha1(std::string_view bytes) {
   }
   if (bits > 0) out.push_back(kAlphabet[(buffer << (5 - bits)) & 31]);
   return out;
+}
+
+}  // namespace
+
+std::string warc_sha1(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha1(), nullptr);
+  return base32_digest(digest, length);
+}
+
+namespace detail {
+
+// A SHA-1 taken over bytes as they come.
+class Sha1 {
+ public:
+  Sha1() : ctx_(EVP_MD_CTX_new()) { restart(); }
+  ~Sha1() { EVP_MD_CTX_free(ctx_); }
+  Sha1(const Sha1&) = delete;
+  Sha1& operator=(const Sha1&) = delete;
+  void restart() { EVP_DigestInit_ex(ctx_, EVP_sha1(), nullptr); }
+  void update(std::string_view bytes) { EVP_DigestUpdate(ctx_, bytes.data(), bytes.size()); }
+  std::string finish() {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    EVP_DigestFinal_ex(ctx_, digest, &length);
+    return base32_digest(digest, length);
+  }
+
+ private:
+  EVP_MD_CTX* ctx_;
+};
+
+}  // namespace detail
+
+std::string peer_address(std::string_view peer) {
+  if (size_t open = peer.find('('); open != std::string_view::npos) {
+    size_t close = peer.find(')', open);
+    if (close == std::string_view::npos) return {};
+    peer = peer.substr(open + 1, close - open - 1);
+  }
+  if (peer.starts_with('[')) {
+    size_t close = peer.find(']');
+    return close == std::string_view::npos ? std::string() : std::string(peer.substr(1, close - 1));
+  }
+  size_t colon = peer.rfind(':');
+  if (colon == std::string_view::npos || peer.find(':') != colon) return {};
+  return std::string(peer.substr(0, colon));
+}
+
+WarcRecorder::WarcRecorder(size_t max_response_bytes)
+    : max_response_bytes_(max_response_bytes), digest_(std::make_unique<detail::Sha1>()) {}
+
+WarcRecorder::~WarcRecorder() = default;
+
+void WarcRecorder::begin(const Url& url, std::string_view peer) {
+  WarcExchange& x = current_.emplace();
+  x.url = url.dedup_key();
+  x.ip_address = peer_address(peer);
+  x.date = std::chrono::system_clock::now();
+  digest_->restart();
+}
+
+void WarcRecorder::sent(std::string_view bytes) {
+  if (current_) current_->request.append(bytes);
+}
+
+void WarcRecorder::received(std::string_view bytes) {
+  if (!current_) return;
+  std::string& r = current_->response;
+  size_t room = max_response_bytes_ - std::min(r.size(), max_response_bytes_);
+  if (bytes.size() > room) current_->truncated = "length";
+  r.append(bytes.substr(0, room));
+}
+
+void WarcRecorder::payload(std::string_view bytes) {
+  if (current_) digest_->update(bytes);
+}
+
+void WarcRecorder::end(bool complete) {
+  if (!current_) return;
+  WarcExchange x = std::move(*current_);
+  current_.reset();
+  if (x.response.empty()) return;  // nothing came back: no response to archive
+  if (!complete && x.truncated.empty()) x.truncated = "disconnect";
+  std::string digest = digest_->finish();
+  if (x.truncated.empty()) x.payload_digest = std::move(digest);
+  exchanges_.push_back(std::move(x));
 }
 
 WarcWriter WarcWriter::open(const std::filesystem::path& path, WarcOptions options) {
@@ -99,7 +188,7 @@ WarcWriter WarcWriter::open(const std::filesystem::path& path, WarcOptions optio
                        "conformsTo: http://iipc.github.io/warc-specifications/specifications/"
                        "warc-format/warc-1.1/\r\n";
     if (!w.options_.description.empty()) info += "description: " + w.options_.description + "\r\n";
-    w.write_record("warcinfo", {}, "application/warc-fields", info, {}, Clock::now(), {}, {});
+    w.write_record("warcinfo", {}, "application/warc-fields", info, Clock::now(), {});
   }
   return w;
 }
@@ -131,26 +220,31 @@ void WarcWriter::close() noexcept {
   if (file_) std::fclose(std::exchange(file_, nullptr));
 }
 
-std::string WarcWriter::write_response(std::string_view url, std::string_view head,
-                                       std::string_view body, Clock::time_point date,
-                                       std::string_view ip_address) {
-  std::string block;
-  block.reserve(head.size() + body.size());
-  block.append(head).append(body);
-  return write_record("response", url, "application/http;msgtype=response", block, body, date,
-                      ip_address, {});
+std::string WarcWriter::write_exchange(const WarcExchange& x) {
+  std::string id =
+      write_response(x.url, x.response, x.date, x.ip_address, x.payload_digest, x.truncated);
+  write_request(x.url, x.request, x.date, id);
+  return id;
+}
+
+std::string WarcWriter::write_response(std::string_view url, std::string_view response,
+                                       Clock::time_point date, std::string_view ip_address,
+                                       std::string_view payload_digest,
+                                       std::string_view truncated) {
+  return write_record(
+      "response", url, "application/http;msgtype=response", response, date,
+      {.ip_address = ip_address, .payload_digest = payload_digest, .truncated = truncated});
 }
 
 std::string WarcWriter::write_request(std::string_view url, std::string_view request,
                                       Clock::time_point date, std::string_view concurrent_to) {
-  return write_record("request", url, "application/http;msgtype=request", request, {}, date, {},
-                      concurrent_to);
+  return write_record("request", url, "application/http;msgtype=request", request, date,
+                      {.concurrent_to = concurrent_to});
 }
 
 std::string WarcWriter::write_record(std::string_view type, std::string_view url,
                                      std::string_view content_type, std::string_view block,
-                                     std::string_view payload, Clock::time_point date,
-                                     std::string_view ip_address, std::string_view concurrent_to) {
+                                     Clock::time_point date, const Fields& f) {
   std::string id = record_id();
   std::string& r = scratch_;
   r.clear();
@@ -160,11 +254,12 @@ std::string WarcWriter::write_record(std::string_view type, std::string_view url
   field(r, "WARC-Date", warc_date(date));
   if (!url.empty()) field(r, "WARC-Target-URI", url);
   if (type == "warcinfo") field(r, "WARC-Filename", path_.filename().string());
-  if (!ip_address.empty()) field(r, "WARC-IP-Address", ip_address);
-  if (!concurrent_to.empty()) field(r, "WARC-Concurrent-To", concurrent_to);
+  if (!f.ip_address.empty()) field(r, "WARC-IP-Address", f.ip_address);
+  if (!f.concurrent_to.empty()) field(r, "WARC-Concurrent-To", f.concurrent_to);
   field(r, "Content-Type", content_type);
   field(r, "WARC-Block-Digest", warc_sha1(block));
-  if (type == "response") field(r, "WARC-Payload-Digest", warc_sha1(payload));
+  if (!f.payload_digest.empty()) field(r, "WARC-Payload-Digest", f.payload_digest);
+  if (!f.truncated.empty()) field(r, "WARC-Truncated", f.truncated);
   field(r, "Content-Length", std::to_string(block.size()));
   r.append("\r\n").append(block).append("\r\n\r\n");
   if (options_.gzip) {

@@ -5,6 +5,7 @@
 
 #include "client_internal.h"
 #include "squall/http/cookie_jar.h"
+#include "squall/http/decode.h"
 #include "squall/http/redirect.h"
 #include "squall/net/net_error.h"
 #include "squall/url/ascii.h"
@@ -96,6 +97,8 @@ Settings settle(const ClientOptions& o, const HttpRequest& r) {
   s.follow_redirects = r.follow_redirects.value_or(d.follow_redirects.value_or(true));
   s.max_redirects = r.max_redirects.value_or(d.max_redirects.value_or(5));
   s.decompress = r.decompress_response.value_or(d.decompress_response.value_or(true));
+  s.max_decode_ratio =
+      r.max_decode_ratio.value_or(d.max_decode_ratio.value_or(RatioGuard::kDefaultMaxRatio));
   if (r.user_agent && !r.user_agent->empty()) {
     s.user_agent = *r.user_agent;
   } else if (d.user_agent && !d.user_agent->empty()) {
@@ -133,6 +136,15 @@ struct LeaseGuard {
 struct SlotGuard {
   ClientCore& c;
   ~SlotGuard() { c.release_slot(); }
+};
+
+// Tells a capture that its exchange ended, however it ends.
+struct CaptureGuard {
+  WireCapture* capture;
+  bool complete = false;
+  ~CaptureGuard() {
+    if (capture) capture->end(complete);
+  }
 };
 
 // The message of a caught exception without its kind's prefix ("connect: ...").
@@ -279,6 +291,7 @@ std::optional<Failure> first_hop(const HttpRequest& req, const Settings& s,
   hop.body = &req.body;
   hop.producer = req.body_producer ? &req.body_producer : nullptr;
   hop.observer = req.observer;
+  hop.capture = req.capture;
   for (const auto& h : req.headers) {
     if (!is_token(h.name) || !is_field_value(h.value))
       return Failure{ErrorKind::InvalidArgument,
@@ -434,6 +447,9 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
     std::exception_ptr error;
     bool retried = false;
     bool empty_reply = false;  // the connection ended cleanly before any byte of an answer
+    // A request that cannot be resent never goes on an idle connection, which the server may
+    // be closing as it arrives (as curl opens a new connection for it).
+    bool replayable = !hop.producer && is_idempotent(hop.method);
     for (;;) {
       std::exception_ptr attempt_error;
       bool stale = false;
@@ -443,7 +459,8 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
       r.body.clear();
       r.times.dns = r.times.connect = r.times.tls = Duration::zero();
       try {
-        auto lease = co_await c.pool.checkout(pool_key(hop.target, s), hop_deadline, retried);
+        auto lease =
+            co_await c.pool.checkout(pool_key(hop.target, s), hop_deadline, retried || !replayable);
         LeaseGuard guard{c.pool, std::move(lease)};
         r.reused_connection = guard.lease.reused;
         if (!guard.lease.connection) {
@@ -454,11 +471,14 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
         }
         PooledConnection& connection = *guard.lease.connection;
         if (hop.observer) hop.observer->on_connection(connection.stream, guard.lease.reused);
+        if (hop.capture) hop.capture->begin(hop.target.url, connection.stream.peer());
+        CaptureGuard captured{hop.capture};
         try {
           squall::detail::RollingTimeout::Armed limit(connection.exchange_limit, hop_deadline,
                                                       s.request_timeout);
           co_await exchange(c, connection.stream, req, s, hop, r, x);
           guard.reusable = x.reusable;
+          captured.complete = true;
         } catch (const StaleConnection&) {
           stale = guard.lease.reused;
           if (!stale) throw;
@@ -473,20 +493,12 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
       } catch (...) {
         attempt_error = std::current_exception();
       }
+      // Only a replayable request's first try takes an idle connection: it is resent once, on a
+      // new one.
       if (stale) {
-        bool replayable = !hop.producer && is_idempotent(hop.method);
-        if (replayable && !retried) {
-          retried = true;
-          c.stats.retries++;
-          continue;
-        }
-        empty_reply = true;
-        attempt_error = std::make_exception_ptr(
-            NetError(ErrorKind::Closed, NetPhase::Read, std::string(hop.target.authority()),
-                     "a kept-alive connection was closed by the server before it answered" +
-                         std::string(replayable ? " (twice)"
-                                                : "; the request is not idempotent, so it is "
-                                                  "not resent")));
+        retried = true;
+        c.stats.retries++;
+        continue;
       }
       error = attempt_error;
       break;

@@ -27,10 +27,16 @@ Task<void> BodyWriter::write(std::string_view bytes) {
   if (chunked_) {
     std::string size;
     append_chunk_size(size, bytes.size());
+    if (capture_) {
+      capture_->sent(size);
+      capture_->sent(bytes);
+      capture_->sent("\r\n");
+    }
     co_await stream_->write(std::move(size));
     co_await stream_->write(bytes);
     co_await stream_->write("\r\n");
   } else {
+    if (capture_) capture_->sent(bytes);
     co_await stream_->write(bytes);
   }
 }
@@ -190,6 +196,7 @@ Task<HeadInfo> read_response_head(Stream& stream, std::span<HeaderView> storage,
   }
   if (p.status != ParseStatus::Ok) throw protocol_error(stream, "bad response head", p.status);
   if (hop.observer) hop.observer->on_response_head(stream.buffered().substr(0, p.consumed));
+  if (hop.capture) hop.capture->received(stream.buffered().substr(0, p.consumed));
   HeadInfo info;
   info.status = view.status;
   info.version = view.version;
@@ -213,6 +220,7 @@ struct BodySink {
   const HttpRequest& req;
   bool discard;
   ContentDecoder* decoder = nullptr;
+  WireCapture* capture = nullptr;
 
   void deliver(std::string_view bytes) {
     if (discard || bytes.empty()) return;
@@ -229,8 +237,11 @@ struct BodySink {
       r.body.append(bytes);
     }
   }
-  // Direct reads into the body string skip deliver(): only without decoding or streaming.
-  bool direct() const noexcept { return !discard && !decoder && !req.streaming_callback; }
+  // Direct reads into the body string skip deliver(): only without decoding, streaming or
+  // capture.
+  bool direct() const noexcept {
+    return !discard && !decoder && !req.streaming_callback && !capture;
+  }
 };
 
 NetError body_error(const Stream& stream, const BodyReader& body, ParseStatus status) {
@@ -302,6 +313,10 @@ Task<void> read_body(Stream& stream, const Framing& framing, const Settings& s, 
     }
     auto step = body.decode(buf);
     if (is_error(step.status)) throw body_error(stream, body, step.status);
+    if (sink.capture) {
+      sink.capture->received(buf.substr(0, step.consumed));
+      sink.capture->payload(step.data);
+    }
     sink.deliver(step.data);
     stream.consume(step.consumed);
   }
@@ -332,20 +347,25 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
           throw InvalidArgumentError("request Content-Length is not a number");
         length = v;
       }
-      BodyWriter writer(stream, chunked, length);
+      BodyWriter writer(stream, chunked, length, hop.capture);
       co_await (*hop.producer)(writer);
       if (length && writer.written() != *length)
         throw InvalidArgumentError("body_producer wrote " + std::to_string(writer.written()) +
                                    " bytes, not the request's Content-Length of " +
                                    std::to_string(*length));
-      if (chunked) co_await stream.write(kLastChunk);
+      if (chunked) {
+        if (hop.capture) hop.capture->sent(kLastChunk);
+        co_await stream.write(kLastChunk);
+      }
     } else if (hop.body && !hop.body->empty()) {
+      if (hop.capture) hop.capture->sent(*hop.body);
       co_await stream.write(std::string_view(*hop.body));
     }
   };
 
   if (hop.observer) hop.observer->on_request_head(head);
   if (body_in_head) head += *hop.body;
+  if (hop.capture) hop.capture->sent(head);
   try {
     co_await stream.write(std::move(head));
   } catch (const NetError& e) {
@@ -397,10 +417,12 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
   // As in Tornado, a head that only leads to the next hop is not announced.
   if (!x.follow && req.header_callback) announce_head(req, info.version, r);
   BodySink sink{r, req, x.follow};
+  sink.capture = hop.capture;
   std::optional<ContentDecoder> decoder;
   if (s.decompress && !x.follow && info.framing.kind != BodyKind::None) {
     if (auto coding = r.headers.get("Content-Encoding")) {
-      decoder.emplace(*coding, s.max_body_size);  // DecodeError for a coding it does not know
+      // DecodeError for a coding it does not know.
+      decoder.emplace(*coding, s.max_body_size, RatioGuard{.max_ratio = s.max_decode_ratio});
       if (decoder->identity()) {
         decoder.reset();
       } else {

@@ -126,6 +126,7 @@ struct Settings {
   bool follow_redirects = true;
   int max_redirects = 5;
   bool decompress = true;
+  uint32_t max_decode_ratio = 0;
   std::string_view user_agent = "squall/1.0";
   const std::optional<std::string>* auth_username = nullptr;
   const std::optional<std::string>* auth_password = nullptr;
@@ -152,6 +153,7 @@ struct Hop {
   std::optional<Target> proxy;      // the forwarding proxy, if any
   std::string proxy_authorization;  // "Basic ..." for Proxy-Authorization, or empty
   ExchangeObserver* observer = nullptr;  // the request's, told what goes on the wire
+  WireCapture* capture = nullptr;        // the request's, if any
   // An http URL through a proxy: the request line carries the absolute URL and the proxy's
   // credentials. (An https URL tunnels: the origin sees an ordinary request.)
   bool forwarded() const noexcept { return proxy && !target.https(); }

@@ -36,6 +36,7 @@ class DecodeStage {
   void finish() {
     if (saw_input_ && !ended()) fail("truncated (the body ended inside the compressed stream)");
   }
+  ContentCoding coding() const noexcept { return coding_; }
 
  protected:
   virtual void decode(std::string_view in, ChunkSink out) = 0;
@@ -228,11 +229,18 @@ class ZstdStage final : public DecodeStage {
     ZSTD_inBuffer input{in.data(), in.size(), 0};
     for (;;) {
       ZSTD_outBuffer output{buffer_.data(), buffer_.size(), 0};
+      size_t taken = input.pos;
       size_t r = ZSTD_decompressStream(context_, &output, &input);
       emit(out, output.pos);
       if (ZSTD_isError(r)) fail(ZSTD_getErrorName(r));
-      // 0: a frame is complete and flushed; a further frame may follow in later bytes.
-      frame_done_ = r == 0;
+      // 0: a frame is complete and flushed; a further frame may follow in later bytes. A call
+      // that moved nothing (after a frame's last bytes filled the buffer exactly) answers with
+      // the next frame's header size, which says nothing about the frame that ended.
+      if (r == 0) {
+        frame_done_ = true;
+      } else if (input.pos > taken || output.pos > 0) {
+        frame_done_ = false;
+      }
       if (input.pos == input.size && output.pos < output.size) return;
     }
   }
@@ -267,6 +275,14 @@ std::string too_large(size_t bound) {
   std::string detail("decoded body exceeds the limit of ");
   detail.append(std::to_string(bound)).append(" bytes (max_body_size)");
   return detail;
+}
+
+// Whether `produced` bytes from `encoded` body bytes break the guard. The product saturates:
+// past SIZE_MAX / max_ratio body bytes no output can break it.
+bool over_ratio(const RatioGuard& guard, size_t produced, size_t encoded) noexcept {
+  if (guard.max_ratio == 0 || produced <= guard.after) return false;
+  return encoded <= ContentDecoder::kUnbounded / guard.max_ratio &&
+         produced > encoded * guard.max_ratio;
 }
 
 }  // namespace
@@ -317,12 +333,14 @@ std::vector<ContentCoding> parse_content_encoding(std::string_view value) {
   return codings;
 }
 
-ContentDecoder::ContentDecoder(std::string_view content_encoding, size_t max_output)
+ContentDecoder::ContentDecoder(std::string_view content_encoding, size_t max_output,
+                               RatioGuard guard)
     : ContentDecoder(std::span<const ContentCoding>(parse_content_encoding(content_encoding)),
-                     max_output) {}
+                     max_output, guard) {}
 
-ContentDecoder::ContentDecoder(std::span<const ContentCoding> codings, size_t max_output)
-    : max_output_(max_output) {
+ContentDecoder::ContentDecoder(std::span<const ContentCoding> codings, size_t max_output,
+                               RatioGuard guard)
+    : max_output_(max_output), guard_(guard) {
   if (codings.size() > kMaxContentCodings) {
     throw DecodeError(ErrorKind::Protocol, "too many stacked content codings");
   }
@@ -338,6 +356,18 @@ void ContentDecoder::check_usable() const {
   if (spent_) throw InvalidStateError("content decoder used after an error or after finish()");
 }
 
+// Throws when `produced` bytes out of stage `stage` break the ratio guard.
+void ContentDecoder::check_ratio(size_t stage, size_t produced) const {
+  if (!over_ratio(guard_, produced, encoded_)) return;
+  std::string detail("decompression bomb: the ");
+  detail.append(content_coding_name(stages_[stage]->coding())).append(" body decoded to ");
+  detail.append(std::to_string(produced)).append(" bytes from ").append(std::to_string(encoded_));
+  detail.append(" (").append(std::to_string(produced / std::max<size_t>(encoded_, 1)));
+  detail.append(":1, where no real page passes ").append(std::to_string(guard_.max_ratio));
+  detail.append(":1 beyond ").append(std::to_string(guard_.after)).append(" bytes)");
+  throw DecodeError(ErrorKind::TooLarge, detail, true);
+}
+
 // Stage `stage` decodes `bytes`; what it produces goes on to the next stage, and what the last
 // produces to the sink. Each intermediate stage is bounded too, so a bomb in an inner coding
 // stops early even when an outer stage would drop its output (gzip's trailing padding).
@@ -346,6 +376,7 @@ void ContentDecoder::emit(size_t stage, std::string_view bytes, ChunkSink sink) 
     if (bytes.size() > max_output_ - decoded_) {
       throw DecodeError(ErrorKind::TooLarge, too_large(max_output_));
     }
+    if (stage > 0) check_ratio(stage - 1, decoded_ + bytes.size());
     decoded_ += bytes.size();
     sink(bytes);
     return;
@@ -361,6 +392,7 @@ void ContentDecoder::emit(size_t stage, std::string_view bytes, ChunkSink sink) 
     if (out.size() > bound - current.handed_on()) {
       throw DecodeError(ErrorKind::TooLarge, too_large(max_output_));
     }
+    check_ratio(stage, current.handed_on() + out.size());
     current.handed_on() += out.size();
     emit(stage + 1, out, sink);
   };
@@ -370,8 +402,16 @@ void ContentDecoder::emit(size_t stage, std::string_view bytes, ChunkSink sink) 
 void ContentDecoder::feed(std::string_view chunk, ChunkSink sink) {
   check_usable();
   if (chunk.empty()) return;
+  // The guard's ratio counts the body bytes fed so far, all of a chunk as soon as any of it is
+  // decoded; fed a few KiB at a time, a socket read of 64 KiB does not hide a bomb's ratio.
+  constexpr size_t kSlice = 4096;
+  size_t slice = stages_.empty() || guard_.max_ratio == 0 ? chunk.size() : kSlice;
   try {
-    emit(0, chunk, sink);
+    for (size_t at = 0; at < chunk.size(); at += slice) {
+      std::string_view piece = chunk.substr(at, slice);
+      encoded_ += piece.size();
+      emit(0, piece, sink);
+    }
   } catch (...) {
     spent_ = true;
     throw;
@@ -391,8 +431,8 @@ void ContentDecoder::finish() {
 }
 
 std::string decode_content(std::string_view content_encoding, std::string_view body,
-                           size_t max_output) {
-  ContentDecoder decoder(content_encoding, max_output);
+                           size_t max_output, RatioGuard guard) {
+  ContentDecoder decoder(content_encoding, max_output, guard);
   std::string out;
   decoder.feed(body, out);
   decoder.finish();

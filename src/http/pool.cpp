@@ -144,11 +144,14 @@ Task<ConnectionPool::Lease> ConnectionPool::checkout(std::string key, TimePoint 
       --c.idle;
       --e.connections;
     }
-    if (!fresh && !e.idle.empty()) {
-      Lease lease{std::move(key), std::move(e.idle.back()), true};
+    // The newest idle connection the server has not closed meanwhile; the closed ones go.
+    while (!fresh && !e.idle.empty()) {
+      std::unique_ptr<PooledConnection> conn = std::move(e.idle.back());
       e.idle.pop_back();
       --c.idle;
-      co_return lease;
+      if (conn->stream.check_idle()) co_return Lease{std::move(key), std::move(conn), true};
+      --e.connections;
+      if (auto* w = e.waiters.pop_front()) w->wake();
     }
     // Waiters queued before us go first, so a steady stream of newcomers cannot starve them.
     if (!c.at_limit(e) && e.waiters.empty()) {

@@ -26,35 +26,35 @@ const Headers& ServerRequest::headers() const {
 }
 
 const std::string& ServerRequest::peer() const noexcept {
-  return conn_->peer();
+  return exchange_->peer();
 }
 
 bool ServerRequest::has_body() const noexcept {
-  const Framing& f = conn_->framing();
+  const Framing& f = exchange_->framing();
   return f.kind == BodyKind::Chunked || (f.kind == BodyKind::Length && f.length > 0);
 }
 
 std::optional<uint64_t> ServerRequest::content_length() const noexcept {
-  const Framing& f = conn_->framing();
+  const Framing& f = exchange_->framing();
   if (f.kind == BodyKind::Length) return f.length;
   return std::nullopt;
 }
 
 bool ServerRequest::body_complete() const noexcept {
-  return conn_->body_done();
+  return exchange_->body_done();
 }
 
 const Headers& ServerRequest::trailers() const noexcept {
-  return conn_->trailers();
+  return exchange_->trailers();
 }
 
 Task<size_t> ServerRequest::read_body(std::span<char> into) {
-  return conn_->read_body(into);
+  return exchange_->read_body(into);
 }
 
 Task<std::string> ServerRequest::body() {
   std::string out;
-  if (conn_->body_done()) co_return out;
+  if (exchange_->body_done()) co_return out;
   // A declared length is a promise the client may not keep: grow towards it as bytes arrive
   // rather than allocating it up front.
   std::optional<uint64_t> length = content_length();
@@ -67,8 +67,8 @@ Task<std::string> ServerRequest::body() {
       if (length) grown = static_cast<size_t>(std::min<uint64_t>(grown, *length));
       out.resize(grown);
     }
-    used += co_await conn_->read_body({out.data() + used, out.size() - used});
-    if (conn_->body_done()) break;
+    used += co_await exchange_->read_body({out.data() + used, out.size() - used});
+    if (exchange_->body_done()) break;
   }
   out.resize(used);
   co_return out;
@@ -87,19 +87,19 @@ void ServerResponse::set_status(int status, std::string_view reason) {
 }
 
 Task<void> ServerResponse::write(std::string_view bytes) {
-  return conn_->write(bytes);
+  return exchange_->write(bytes);
 }
 
 Task<void> ServerResponse::flush() {
-  return conn_->flush(false);
+  return exchange_->flush(false);
 }
 
 Task<void> ServerResponse::finish() {
-  return conn_->finish();
+  return exchange_->finish();
 }
 
 Task<void> ServerResponse::send_file(int fd, off_t offset, size_t count) {
-  return conn_->send_file(fd, offset, count);
+  return exchange_->send_file(fd, offset, count);
 }
 
 // --- HttpServer ------------------------------------------------------------------------------
@@ -113,7 +113,7 @@ HttpServer::HttpServer(Handler handler, HttpServerOptions options, Loop& loop)
   tcp.max_connections = shared_->options.max_connections;
   tcp.stream.write_timeout = shared_->options.write_timeout;
   tcp_ = std::make_unique<TcpServer>(
-      [s = shared_](Stream& stream) { return detail::serve_connection(s, stream); }, tcp, loop);
+      [s = shared_](Stream& stream) { return detail::Connection::serve(s, stream); }, tcp, loop);
 }
 
 HttpServer::~HttpServer() = default;

@@ -118,64 +118,82 @@ bool parse_length(std::string_view text, uint64_t& out) noexcept {
 
 }  // namespace
 
-Task<void> serve_connection(std::shared_ptr<ServerShared> s, Stream& stream) {
-  Connection connection(*s, stream);
-  co_await connection.run();
+ServerShared::ServerShared(Handler h, HttpServerOptions o, Loop& l)
+    : handler(std::move(h)), options(std::move(o)), loop(&l) {}
+
+ServerShared::~ServerShared() = default;
+
+std::unique_ptr<Exchange> ServerShared::take_exchange(Stream& stream) {
+  std::unique_ptr<Exchange> x;
+  if (exchanges.empty()) {
+    x = std::make_unique<Exchange>(*this);
+  } else {
+    x = std::move(exchanges.back());
+    exchanges.pop_back();
+  }
+  x->attach(stream);
+  return x;
 }
 
-Task<void> Connection::run() {
-  bool failed = false;
+void ServerShared::give_exchange(std::unique_ptr<Exchange> x) noexcept {
+  if (exchanges.size() < kKeptExchanges) exchanges.push_back(std::move(x));
+}
+
+Connection::~Connection() {
+  if (x_) s_.give_exchange(std::move(x_));
+}
+
+// One coroutine frame per connection holds the Connection and waits in it while idle, with no
+// frame below it: stream.wait_readable() is a plain awaiter.
+Task<void> Connection::serve(std::shared_ptr<ServerShared> shared, Stream& stream) {
+  Connection c(*shared, stream);
+  const HttpServerOptions& o = shared->options;
+  bool close = true, linger = false;
   try {
-    while (!s_.stopping) {
-      if (!co_await read_head()) break;
-      bool keep = co_await serve_request();
-      stream_.consume(skip_);
-      skip_ = 0;
-      head_parsed_ = false;
-      first_ = false;
-      if (!keep) break;
+    while (!shared->stopping) {
+      if (stream.buffered().empty()) {
+        // Idle: the client owes us the first byte of its next request.
+        if (c.x_) shared->give_exchange(std::move(c.x_));
+        Duration limit = c.first_ ? o.header_timeout : o.idle_timeout;
+        size_t n = 0;
+        shared->idle.push_back(c);
+        try {
+          squall::detail::RollingTimeout::Armed armed(c.timeout_, Clock::now() + limit, limit);
+          co_await stream.wait_readable();
+          n = co_await stream.read_more();
+        } catch (const TimeoutError&) {
+        } catch (const NetError&) {
+        }
+        c.unlink();
+        if (n == 0 || shared->stopping) break;
+      }
+      if (!c.x_) c.x_ = shared->take_exchange(stream);
+      bool keep = co_await c.x_->read_head(c.timeout_) && co_await c.x_->serve_request();
+      c.x_->end_request();
+      c.first_ = false;
+      if (!keep) {
+        linger = c.x_->linger();
+        break;
+      }
     }
   } catch (const NetError&) {
     // The client went away or the connection failed: nothing left to answer.
-    failed = true;
+    close = false;
   }
-  if (!failed) co_await close_connection();
+  if (close) co_await c.close_connection(linger);
 }
 
-// Reads and parses the next head. False when the connection should end (the client closed or
-// went quiet, or an error was answered).
-Task<bool> Connection::read_head() {
-  if (stream_.buffered().empty()) {
-    // Idle: the client owes us the first byte of its next request.
-    if (storage_) s_.give_storage(std::move(storage_));
-    Duration limit = first_ ? o_.header_timeout : o_.idle_timeout;
-    size_t n = 0;
-    s_.idle.push_back(*this);
-    try {
-      squall::detail::RollingTimeout::Armed armed(timeout_, Clock::now() + limit, limit);
-      n = co_await stream_.read_more();
-    } catch (const TimeoutError&) {
-      unlink();
-      co_return false;
-    } catch (const NetError&) {
-      unlink();
-      co_return false;
-    }
-    unlink();
-    if (n == 0 || s_.stopping) co_return false;
-  }
-  if (!storage_) storage_ = s_.take_storage();
-
+Task<bool> Exchange::read_head(squall::detail::RollingTimeout& timeout) {
   const TimePoint deadline = Clock::now() + o_.header_timeout;
   const HeadLimits limits{o_.max_request_line, o_.max_header_size};
-  const std::span<HeaderView> fields(storage_.get(), o_.max_headers);
+  const std::span<HeaderView> fields(fields_.get(), o_.max_headers);
   // The usual case, a head that came in one read, is parsed here without a coroutine frame.
-  ParseResult r = parse_request(stream_.buffered(), view_, fields, limits);
+  ParseResult r = parse_request(stream_->buffered(), view_, fields, limits);
   if (r.status == ParseStatus::Incomplete) {
     bool timed_out = false;
     try {
-      squall::detail::RollingTimeout::Armed armed(timeout_, deadline, o_.header_timeout);
-      r = co_await http::read_head(stream_, view_, fields, limits);
+      squall::detail::RollingTimeout::Armed armed(timeout, deadline, o_.header_timeout);
+      r = co_await http::read_head(*stream_, view_, fields, limits);
     } catch (const TimeoutError&) {
       timed_out = true;
     }
@@ -189,7 +207,7 @@ Task<bool> Connection::read_head() {
     co_await answer_error(parse_status_http_code(r.status), parse_status_message(r.status));
     co_return false;
   }
-  head_begin_ = stream_.buffered().data();
+  head_begin_ = stream_->buffered().data();
   head_size_ = r.consumed;
   skip_ = r.consumed;
 
@@ -206,7 +224,7 @@ Task<bool> Connection::read_head() {
 
 // Fills the request from the parsed head and decides its framing. False (with the status and
 // message to answer) when the head is acceptable to the parser but not to a server.
-bool Connection::setup_request(int& error_status, std::string_view& error_message) {
+bool Exchange::setup_request(int& error_status, std::string_view& error_message) {
   ServerRequest& r = req_;
   r.method_ = view_.method;
   r.target_ = view_.target;
@@ -272,8 +290,8 @@ bool Connection::setup_request(int& error_status, std::string_view& error_messag
   r.keep_alive_ = keep_alive_;
   head_request_ = view_.method == "HEAD";
 
-  r.remote_ip_ = host_of(stream_.peer());
-  r.protocol_ = stream_.tls() ? "https" : "http";
+  r.remote_ip_ = host_of(stream_->peer());
+  r.protocol_ = stream_->tls() ? "https" : "http";
   if (real_ip && !real_ip->empty()) {
     r.remote_ip_ = *real_ip;
   } else if (forwarded_for) {
@@ -319,7 +337,7 @@ bool Connection::setup_request(int& error_status, std::string_view& error_messag
   return true;
 }
 
-Task<bool> Connection::serve_request() {
+Task<bool> Exchange::serve_request() {
   if (o_.access_log || o_.access_log_sink) start_ = Clock::now();  // only the log line needs it
   reset_response();
   std::exception_ptr failure;
@@ -333,7 +351,7 @@ Task<bool> Connection::serve_request() {
     failure = std::current_exception();
   }
   if (failure) {
-    if (stream_.closed()) std::rethrow_exception(failure);
+    if (stream_->closed()) std::rethrow_exception(failure);
     int status = body_error_status_ ? body_error_status_ : 500;
     std::string what;
     try {
@@ -374,7 +392,7 @@ Task<bool> Connection::serve_request() {
   co_return keep_alive_ && !s_.stopping;
 }
 
-void Connection::reset_response() {
+void Exchange::reset_response() {
   resp_.status_ = 200;
   resp_.reason_.clear();
   resp_.headers_.clear();
@@ -389,17 +407,17 @@ void Connection::reset_response() {
 }
 
 // The answer to a request the handler never sees; the connection closes after it.
-Task<void> Connection::answer_error(int status, std::string_view message) {
+Task<void> Exchange::answer_error(int status, std::string_view message) {
   std::string body = std::to_string(status);
   body.append(" ").append(reason_phrase(status)).append(": ").append(message).append("\n");
-  out_.clear();
-  out_.append("HTTP/1.1 ");
-  append_number(out_, static_cast<uint64_t>(status));
-  out_.append(" ").append(reason_phrase(status)).append("\r\n").append(date_header());
-  if (!o_.server_name.empty()) out_.append("Server: ").append(o_.server_name).append("\r\n");
-  out_.append("Content-Type: text/plain; charset=utf-8\r\nContent-Length: ");
-  append_number(out_, body.size());
-  out_.append("\r\nConnection: close\r\n\r\n").append(body);
+  s_.scratch.clear();
+  s_.scratch.append("HTTP/1.1 ");
+  append_number(s_.scratch, static_cast<uint64_t>(status));
+  s_.scratch.append(" ").append(reason_phrase(status)).append("\r\n").append(date_header());
+  if (!o_.server_name.empty()) s_.scratch.append("Server: ").append(o_.server_name).append("\r\n");
+  s_.scratch.append("Content-Type: text/plain; charset=utf-8\r\nContent-Length: ");
+  append_number(s_.scratch, body.size());
+  s_.scratch.append("\r\nConnection: close\r\n\r\n").append(body);
   keep_alive_ = false;
   linger_ = true;
   if (head_parsed_) {
@@ -411,13 +429,15 @@ Task<void> Connection::answer_error(int status, std::string_view message) {
     line.append(peer()).append(": ").append(std::to_string(status)).append(" ").append(message);
     log(LogLevel::Info, line);
   }
-  co_await stream_.write(std::string_view(out_));
+  co_await stream_->write(std::string_view(s_.scratch));
 }
 
-void Connection::log_access(int status, uint64_t bytes) {
+void Exchange::log_access(int status, uint64_t bytes) {
   if (!o_.access_log && !o_.access_log_sink) return;
   AccessLogEntry e{peer(), req_.method_, req_.target_,         req_.version_,
                    status, bytes,        Clock::now() - start_};
+  e.referer = req_.header("Referer").value_or(std::string_view());
+  e.user_agent = req_.header("User-Agent").value_or(std::string_view());
   if (o_.access_log_sink) {
     o_.access_log_sink(e);
     return;
@@ -440,7 +460,7 @@ void Connection::log_access(int status, uint64_t bytes) {
 
 // The head's views point into the stream's buffer, which the next read may move: copy the head
 // once and point the views at the copy.
-void Connection::pin_head() {
+void Exchange::pin_head() {
   if (pinned_head_ || !head_parsed_) return;
   pinned_.assign(head_begin_, head_size_);
   const char* old_begin = head_begin_;
@@ -463,7 +483,7 @@ void Connection::pin_head() {
   pinned_head_ = true;
 }
 
-void Connection::body_error(int status, ErrorKind kind, std::string_view message) {
+void Exchange::body_error(int status, ErrorKind kind, std::string_view message) {
   body_error_status_ = status;
   keep_alive_ = false;
   std::string detail = "request body from ";
@@ -471,16 +491,16 @@ void Connection::body_error(int status, ErrorKind kind, std::string_view message
   throw Error(kind, detail);
 }
 
-Task<void> Connection::fill_body() {
+Task<void> Exchange::fill_body() {
   pin_head();
-  stream_.consume(skip_);
+  stream_->consume(skip_);
   skip_ = 0;
   size_t n = 0;
   if (o_.body_timeout) {
     bool timed_out = false;
     try {
       squall::detail::TimeoutScope scope(Clock::now() + *o_.body_timeout, *o_.body_timeout);
-      n = co_await stream_.read_more();
+      n = co_await stream_->read_more();
     } catch (const TimeoutError&) {
       timed_out = true;
     }
@@ -490,20 +510,20 @@ Task<void> Connection::fill_body() {
       throw TimeoutError("the request body did not arrive in time");
     }
   } else {
-    n = co_await stream_.read_more();
+    n = co_await stream_->read_more();
   }
   if (n == 0) body_error(400, ErrorKind::Protocol, "the client closed the connection mid-body");
 }
 
-Task<size_t> Connection::read_body(std::span<char> into) {
+Task<size_t> Exchange::read_body(std::span<char> into) {
   if (body_.done() || into.empty()) co_return 0;
   if (expect_continue_ && !continue_sent_) {
     continue_sent_ = true;
     if (!resp_.headers_sent_)
-      co_await stream_.write(std::string_view("HTTP/1.1 100 Continue\r\n\r\n"));
+      co_await stream_->write(std::string_view("HTTP/1.1 100 Continue\r\n\r\n"));
   }
   for (;;) {
-    std::string_view available = stream_.buffered().substr(skip_);
+    std::string_view available = stream_->buffered().substr(skip_);
     if (!available.empty()) {
       // No more body than `into` can take, so the data always fits.
       auto step = body_.decode(available, into.size());
@@ -528,7 +548,7 @@ Task<size_t> Connection::read_body(std::span<char> into) {
 
 // Reads and drops a body the handler left unread, so the next request can follow; a body
 // bigger than max_drain_size closes the connection instead.
-Task<void> Connection::drain_body() {
+Task<void> Exchange::drain_body() {
   char scratch[4096];
   uint64_t drained = 0;
   try {
@@ -547,14 +567,15 @@ Task<void> Connection::drain_body() {
   }
 }
 
-Task<void> Connection::close_connection() {
+Task<void> Connection::close_connection(bool linger) {
   try {
     {
       // A client that stops reading must not hold the connection forever.
-      squall::detail::TimeoutScope scope(Clock::now() + o_.idle_timeout, o_.idle_timeout);
+      const Duration limit = s_.options.idle_timeout;
+      squall::detail::TimeoutScope scope(Clock::now() + limit, limit);
       co_await stream_.shutdown_write();
     }
-    if (linger_ && !s_.stopping) {
+    if (linger && !s_.stopping) {
       // stop() closes lingering connections at once, as it does idle ones.
       s_.idle.push_back(*this);
       squall::detail::TimeoutScope scope(Clock::now() + kLinger, kLinger);
@@ -577,7 +598,7 @@ Task<void> Connection::close_connection() {
 
 // --- the response --------------------------------------------------------------------------
 
-void Connection::build_head(std::string& out, bool finishing) {
+void Exchange::build_head(std::string& out, bool finishing) {
   ServerResponse& r = resp_;
   const int status = r.status_;
   body_allowed_ = !(head_request_ || status < 200 || status == 204 || status == 304);
@@ -661,7 +682,7 @@ void Connection::build_head(std::string& out, bool finishing) {
   r.headers_sent_ = true;
 }
 
-void Connection::append_body(std::string& out, std::string_view data) {
+void Exchange::append_body(std::string& out, std::string_view data) {
   if (!body_allowed_ || data.empty()) return;
   if (declared_length_ && sent_body_ + data.size() > *declared_length_) {
     throw InvalidStateError("the response body is longer than its Content-Length");
@@ -677,7 +698,7 @@ void Connection::append_body(std::string& out, std::string_view data) {
 
 // write, flush and finish do their work before they return, and return a ready task when the
 // stream took the bytes at once (the usual case): no coroutine frame for a response that fits.
-Task<void> Connection::write(std::string_view bytes) {
+Task<void> Exchange::write(std::string_view bytes) {
   if (resp_.finished_) throw InvalidStateError("write() after finish()");
   resp_.bytes_written_ += bytes.size();
   if (head_request_) return Task<void>::ready();  // counted for Content-Length, never sent
@@ -686,17 +707,17 @@ Task<void> Connection::write(std::string_view bytes) {
   return Task<void>::ready();
 }
 
-Task<void> Connection::flush(bool finishing) {
-  out_.clear();
-  if (!resp_.headers_sent_) build_head(out_, finishing);
-  append_body(out_, body_buf_);
+Task<void> Exchange::flush(bool finishing) {
+  s_.scratch.clear();
+  if (!resp_.headers_sent_) build_head(s_.scratch, finishing);
+  append_body(s_.scratch, body_buf_);
   body_buf_.clear();
-  if (finishing && chunked_) out_.append(kLastChunk);
-  if (out_.empty()) return Task<void>::ready();
-  return stream_.write(std::string_view(out_));
+  if (finishing && chunked_) s_.scratch.append(kLastChunk);
+  if (s_.scratch.empty()) return Task<void>::ready();
+  return stream_->write(std::string_view(s_.scratch));
 }
 
-Task<void> Connection::finish() {
+Task<void> Exchange::finish() {
   if (resp_.finished_) return Task<void>::ready();
   resp_.finished_ = true;
   Task<void> sending = flush(true);
@@ -711,12 +732,12 @@ Task<void> Connection::finish() {
   return sending;
 }
 
-Task<void> Connection::send_file(int fd, off_t offset, size_t count) {
+Task<void> Exchange::send_file(int fd, off_t offset, size_t count) {
   if (resp_.finished_) throw InvalidStateError("send_file() after finish()");
   if (!resp_.headers_sent_ && !resp_.headers_.contains("Content-Length")) {
-    std::string length;
-    append_number(length, body_buf_.size() + count);
-    resp_.headers_.set("Content-Length", length);
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, body_buf_.size() + count).ptr;
+    resp_.headers_.add("Content-Length", std::string_view(digits, end));
   }
   if (head_request_) {
     resp_.bytes_written_ += count;
@@ -749,12 +770,12 @@ Task<void> Connection::send_file(int fd, off_t offset, size_t count) {
     throw InvalidStateError("the response body is longer than its Content-Length");
   sent_body_ += count;
   if (chunked_) {
-    out_.clear();
-    append_chunk_size(out_, count);
-    co_await stream_.write(std::string_view(out_));
+    s_.scratch.clear();
+    append_chunk_size(s_.scratch, count);
+    co_await stream_->write(std::string_view(s_.scratch));
   }
-  co_await stream_.send_file(fd, offset, count);
-  if (chunked_) co_await stream_.write(std::string_view("\r\n"));
+  co_await stream_->send_file(fd, offset, count);
+  if (chunked_) co_await stream_->write(std::string_view("\r\n"));
 }
 
 }  // namespace squall::http::detail

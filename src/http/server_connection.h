@@ -16,19 +16,19 @@
 
 namespace squall::http::detail {
 
-struct ServerShared {
-  ServerShared(Handler h, HttpServerOptions o, Loop& l)
-      : handler(std::move(h)), options(std::move(o)), loop(&l) {}
+class Connection;
+class Exchange;
 
-  // Field storage for heads being served: only connections with a request in progress hold
-  // one, so 10,000 idle keep-alive connections cost no field arrays.
-  std::unique_ptr<HeaderView[]> take_storage() {
-    if (storage_pool.empty()) return std::make_unique<HeaderView[]>(options.max_headers);
-    auto s = std::move(storage_pool.back());
-    storage_pool.pop_back();
-    return s;
-  }
-  void give_storage(std::unique_ptr<HeaderView[]> s) { storage_pool.push_back(std::move(s)); }
+struct ServerShared {
+  ServerShared(Handler h, HttpServerOptions o, Loop& l);
+  ~ServerShared();
+
+  // Request state for connections serving a request: an idle connection holds none, so
+  // 10,000 idle keep-alive connections cost none of it, and a busy loop passes a few between
+  // its connections. At most kKeptExchanges wait here; a burst beyond goes back to malloc.
+  std::unique_ptr<Exchange> take_exchange(Stream& stream);
+  void give_exchange(std::unique_ptr<Exchange> x) noexcept;
+  static constexpr size_t kKeptExchanges = 64;
 
   Handler handler;
   HttpServerOptions options;
@@ -37,24 +37,69 @@ struct ServerShared {
   std::atomic<uint64_t> served{0};
   bool stopping = false;
   squall::detail::IntrusiveList<Connection> idle;  // waiting for the next request's first byte
-  std::vector<std::unique_ptr<HeaderView[]>> storage_pool;
+  // Responses are framed here and handed to the stream in the same call (which copies what the
+  // socket does not take at once), so one buffer serves every connection of the loop.
+  std::string scratch;
+  std::vector<std::unique_ptr<Exchange>> exchanges;
 };
-// One client connection: reads heads, runs the handler per request, frames the responses.
+
+// One client connection between requests: the keep-alive loop, the idle and head deadlines,
+// and the close. All it holds while idle is this and its stream; the request state comes from
+// the pool when the next request's bytes arrive.
 class Connection : public squall::detail::ListHook<Connection> {
  public:
-  Connection(ServerShared& s, Stream& stream) : s_(s), o_(s.options), stream_(stream) {
-    req_.conn_ = this;
-    resp_.conn_ = this;
-  }
-  ~Connection() {
-    if (storage_) s_.give_storage(std::move(storage_));
-  }
-
-  Task<void> run();
+  // Serves `stream` until the client leaves, the connection fails or the server stops.
+  static Task<void> serve(std::shared_ptr<ServerShared> s, Stream& stream);
   void close_stream() noexcept { stream_.close(); }
 
+ private:
+  Connection(ServerShared& s, Stream& stream) noexcept : s_(s), stream_(stream) {}
+  ~Connection();
+  Task<void> close_connection(bool linger);
+
+  ServerShared& s_;
+  Stream& stream_;
+  // The idle and head deadlines, moved for each request without touching the timer heap.
+  squall::detail::RollingTimeout timeout_;
+  std::unique_ptr<Exchange> x_;
+  bool first_ = true;
+};
+
+// One request and its response: reads the head in place, runs the handler, frames the answer.
+class Exchange {
+ public:
+  explicit Exchange(ServerShared& s)
+      : s_(s), o_(s.options), fields_(std::make_unique<HeaderView[]>(s.options.max_headers)) {
+    req_.exchange_ = this;
+    resp_.exchange_ = this;
+  }
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+
+  // Starts serving a connection: nothing of the previous one's requests is left.
+  void attach(Stream& stream) noexcept {
+    stream_ = &stream;
+    skip_ = 0;
+    head_parsed_ = false;
+    linger_ = false;
+  }
+  // Parses the head that begins in the stream's buffer, reading the rest of it under the
+  // header_timeout deadline of `timeout`. False when the connection should end (the client
+  // closed mid-head, or an error was answered).
+  Task<bool> read_head(squall::detail::RollingTimeout& timeout);
+  // Runs the handler and finishes the response; false when the connection ends after it.
+  Task<bool> serve_request();
+  // Consumes the request's bytes from the stream, before it reads again.
+  void end_request() noexcept {
+    stream_->consume(skip_);
+    skip_ = 0;
+    head_parsed_ = false;
+  }
+  // The client may still be sending what was not read: the close should linger.
+  bool linger() const noexcept { return linger_; }
+
   // --- used by ServerRequest / ServerResponse ---
-  const std::string& peer() const noexcept { return stream_.peer(); }
+  const std::string& peer() const noexcept { return stream_->peer(); }
   Task<size_t> read_body(std::span<char> into);
   bool body_done() const noexcept { return body_.done(); }
   const Framing& framing() const noexcept { return body_.framing(); }
@@ -65,12 +110,9 @@ class Connection : public squall::detail::ListHook<Connection> {
   Task<void> send_file(int fd, off_t offset, size_t count);
 
  private:
-  Task<bool> read_head();
   bool setup_request(int& error_status, std::string_view& error_message);
-  Task<bool> serve_request();
   Task<void> answer_error(int status, std::string_view message);
   Task<void> drain_body();
-  Task<void> close_connection();
   Task<void> fill_body();
   [[noreturn]] void body_error(int status, ErrorKind kind, std::string_view message);
   void pin_head();
@@ -81,24 +123,21 @@ class Connection : public squall::detail::ListHook<Connection> {
 
   ServerShared& s_;
   const HttpServerOptions& o_;
-  Stream& stream_;
+  Stream* stream_ = nullptr;
   ServerRequest req_;
   ServerResponse resp_;
 
   // The head in progress: views into the stream's buffer until pin_head() copies them.
-  std::unique_ptr<HeaderView[]> storage_;
+  std::unique_ptr<HeaderView[]> fields_;
   RequestView view_;
   const char* head_begin_ = nullptr;
   size_t head_size_ = 0;
   std::string pinned_;
   bool pinned_head_ = false;
   bool head_parsed_ = false;
-  // Bytes at the front of stream_.buffered() that this request already used (its head and the
+  // Bytes at the front of stream_->buffered() that this request already used (its head and the
   // body bytes read so far), consumed from the stream only before it reads again.
   size_t skip_ = 0;
-  bool first_ = true;
-  // The idle and head deadlines, moved for each request without touching the timer heap.
-  squall::detail::RollingTimeout timeout_;
 
   // The body.
   BodyReader body_{MessageKind::Request};
@@ -114,12 +153,8 @@ class Connection : public squall::detail::ListHook<Connection> {
   bool linger_ = false;  // input may be left unread: close slowly
   std::optional<uint64_t> declared_length_;
   uint64_t sent_body_ = 0;
-  std::string out_;
   std::string body_buf_;
   TimePoint start_;
 };
-
-// Serves `stream` until the client leaves, the connection fails or the server stops.
-Task<void> serve_connection(std::shared_ptr<ServerShared> s, Stream& stream);
 
 }  // namespace squall::http::detail

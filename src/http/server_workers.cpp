@@ -3,11 +3,13 @@
 #include <signal.h>
 
 #include <future>
+#include <optional>
 
 #include "squall/core/error.h"
 #include "squall/core/log.h"
 #include "squall/core/spawn.h"
 #include "squall/http/server.h"
+#include "squall/net/port_claim.h"
 
 namespace squall::http {
 
@@ -75,7 +77,12 @@ HttpWorkers::HttpWorkers(size_t workers, const Address& address,
                          std::function<Handler()> make_handler, HttpServerOptions options)
     : address_(address) {
   if (workers == 0) throw InvalidArgumentError("HttpWorkers: at least one worker");
-  options.tcp.reuse_port = true;
+  // SO_REUSEPORT only among these workers: one worker binds alone (exclusive, as any server),
+  // several on a given port first claim it (port_claim.h), so no other process's listeners
+  // are joined. With port 0 the first worker's ephemeral port is one nobody else holds.
+  options.tcp.reuse_port = workers > 1;
+  std::optional<PortClaim> claim;
+  if (workers > 1 && address.port() != 0) claim.emplace(address);
   try {
     for (size_t i = 0; i < workers; ++i) {
       workers_.push_back(std::make_unique<detail::WorkerState>());

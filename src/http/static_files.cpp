@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -12,6 +13,9 @@
 #include <cstdio>
 
 #include "squall/core/error.h"
+#include "squall/http/content_negotiation.h"
+#include "squall/http/directory_listing.h"
+#include "squall/http/encode.h"
 #include "squall/http/form.h"
 #include "squall/http/http_date.h"
 #include "squall/http/message.h"
@@ -155,6 +159,17 @@ CheckedPath check_static_path(std::string_view encoded) {
   return out;
 }
 
+bool hidden_path(std::string_view path) noexcept {
+  while (!path.empty()) {
+    size_t slash = path.find('/');
+    std::string_view seg = path.substr(0, slash);
+    if (!seg.empty() && seg.front() == '.' && seg != ".well-known") return true;
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return false;
+}
+
 bool openat2_available() noexcept {
   // 1: available, -1: not, 0: not probed yet. Probing opens "." beneath "/", which always works
   // where the call exists.
@@ -230,10 +245,18 @@ int status_for_errno(int e) noexcept {
   }
 }
 
+// `coding` names the content coding of the file's bytes ("" for none): it is sent as
+// Content-Encoding and marks the ETag, so each encoding of a file has its own.
 Task<void> serve_file(const StaticFiles::State& st, Request& req, Response& resp, Fd fd,
-                      const struct stat& info, std::string_view name) {
+                      const struct stat& info, std::string_view name,
+                      std::string_view coding = {}) {
   const auto size = static_cast<uint64_t>(info.st_size);
   std::string etag = make_etag(size, info.st_mtim);
+  if (!coding.empty()) {
+    etag.insert(etag.size() - 1, "-");
+    etag.insert(etag.size() - 1, coding);
+    resp.headers().set("Content-Encoding", coding);
+  }
   auto mtime = HttpClock::time_point(std::chrono::seconds(info.st_mtim.tv_sec));
   std::string last_modified = format_http_date(mtime);
   Headers& h = resp.headers();
@@ -338,6 +361,83 @@ Task<void> serve_file(const StaticFiles::State& st, Request& req, Response& resp
   co_await resp.finish();
 }
 
+// The file in an encoding the client accepts: `fd` at -1 for none (send the file as it is).
+struct Encoded {
+  Fd fd;
+  struct stat info {};
+  std::string_view coding;
+};
+
+Encoded encode_file(const StaticFiles::State& st, std::string_view accept_encoding, int fd,
+                    const struct stat& info, const std::string& name) {
+  Encoded out;
+  std::vector<ContentCoding> codings =
+      acceptable_codings(accept_encoding, {ContentCoding::Zstd, ContentCoding::Gzip});
+  for (ContentCoding coding : codings) {
+    std::string sibling = name;
+    sibling.append(coding == ContentCoding::Zstd ? ".zst" : ".gz");
+    Fd candidate(st.open(sibling));
+    struct stat sibling_info {};
+    if (candidate.get() < 0 || ::fstat(candidate.get(), &sibling_info) != 0 ||
+        !S_ISREG(sibling_info.st_mode))
+      continue;
+    // A sibling older than the file was made from an earlier version of it.
+    if (sibling_info.st_mtim.tv_sec < info.st_mtim.tv_sec ||
+        (sibling_info.st_mtim.tv_sec == info.st_mtim.tv_sec &&
+         sibling_info.st_mtim.tv_nsec < info.st_mtim.tv_nsec))
+      continue;
+    out.fd = std::move(candidate);
+    out.info = sibling_info;
+    out.coding = content_coding_name(coding);
+    return out;
+  }
+  const auto size = static_cast<uint64_t>(info.st_size);
+  if (codings.empty() || size == 0 || size > st.options.max_compress_size) return out;
+  std::string plain(static_cast<size_t>(size), '\0');
+  size_t got = 0;
+  while (got < plain.size()) {
+    ssize_t n = ::pread(fd, plain.data() + got, plain.size() - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return out;  // unreadable, or shrunk meanwhile: sent as it is, as before
+    got += static_cast<size_t>(n);
+  }
+  std::string encoded = encode_content(codings.front(), plain);
+  if (encoded.size() >= plain.size()) return out;
+  // A memory file, so the encoded bytes go out exactly as a file's would.
+  Fd memory(::memfd_create("squall-encoded", MFD_CLOEXEC));
+  if (memory.get() < 0) return out;
+  std::string_view rest = encoded;
+  while (!rest.empty()) {
+    ssize_t n = ::write(memory.get(), rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return out;
+    rest.remove_prefix(static_cast<size_t>(n));
+  }
+  out.fd = std::move(memory);
+  out.info = info;
+  out.info.st_size = static_cast<off_t>(encoded.size());
+  out.coding = content_coding_name(codings.front());
+  return out;
+}
+
+Task<void> serve_listing(const StaticFiles::State& st, Response& resp, int dir_fd,
+                         std::string_view path) {
+  std::string page;
+  try {
+    page =
+        directory_listing_html(percent_decode(path), read_directory(dir_fd, st.options.dotfiles));
+  } catch (const SystemError&) {
+    page.clear();
+  }
+  if (page.empty()) {
+    co_await resp.send_error(403);
+    co_return;
+  }
+  resp.headers().set("Content-Type", "text/html; charset=utf-8");
+  co_await resp.write(page);
+  co_await resp.finish();
+}
+
 Task<void> serve(std::shared_ptr<const StaticFiles::State> st, Request& req, Response& resp) {
   if (req.method() != "GET" && req.method() != "HEAD") {
     resp.headers().set("Allow", "GET, HEAD");
@@ -358,6 +458,10 @@ Task<void> serve(std::shared_ptr<const StaticFiles::State> st, Request& req, Res
   CheckedPath checked = check_static_path(path.substr(prefix.size()));
   if (checked.status != 0) {
     co_await resp.send_error(checked.status);
+    co_return;
+  }
+  if (!st->options.dotfiles && hidden_path(checked.path)) {
+    co_await resp.send_error(404);
     co_return;
   }
   Fd fd(st->open(checked.path));
@@ -383,15 +487,25 @@ Task<void> serve(std::shared_ptr<const StaticFiles::State> st, Request& req, Res
       co_return;
     }
     if (st->options.index.empty()) {
+      if (st->options.list_directories) {
+        co_await serve_listing(*st, resp, fd.get(), path);
+        co_return;
+      }
       co_await resp.send_error(404);
       co_return;
     }
     name = checked.path.empty() ? st->options.index : checked.path + "/" + st->options.index;
-    fd = Fd(st->open(name));
-    if (fd.get() < 0) {
-      co_await resp.send_error(status_for_errno(errno));
+    Fd index(st->open(name));
+    if (index.get() < 0) {
+      int error = errno;
+      if (error == ENOENT && st->options.list_directories) {
+        co_await serve_listing(*st, resp, fd.get(), path);
+        co_return;
+      }
+      co_await resp.send_error(status_for_errno(error));
       co_return;
     }
+    fd = std::move(index);
     if (::fstat(fd.get(), &info) != 0) {
       co_await resp.send_error(403);
       co_return;
@@ -400,6 +514,18 @@ Task<void> serve(std::shared_ptr<const StaticFiles::State> st, Request& req, Res
   if (!S_ISREG(info.st_mode)) {
     co_await resp.send_error(403);
     co_return;
+  }
+  if (st->options.compress && compressible_type(mime_type(name))) {
+    resp.headers().set("Vary", "Accept-Encoding");
+    if (!req.header("Range")) {
+      Encoded encoded =
+          encode_file(*st, req.header("Accept-Encoding").value_or(""), fd.get(), info, name);
+      if (encoded.fd.get() >= 0) {
+        co_await serve_file(*st, req, resp, std::move(encoded.fd), encoded.info, name,
+                            encoded.coding);
+        co_return;
+      }
+    }
   }
   co_await serve_file(*st, req, resp, std::move(fd), info, name);
 }

@@ -189,11 +189,12 @@ struct DnsResolver::Impl {
   static void on_sock_state(void* data, ares_socket_t fd, int readable, int writable);
   static void on_answer(void* arg, int status, int timeouts, ares_addrinfo* result);
 
-  std::shared_ptr<Query> start(const std::string& name);
+  std::shared_ptr<Query> start(const std::string& name, const std::shared_ptr<Impl>& self);
   void on_io(int fd, IoEvents events);
   void on_timer();
   void after_process();
   void arm_timer();
+  void arm_timer_soon(const std::shared_ptr<Impl>& self);
   void cancel_all();
   void shutdown();
 
@@ -221,6 +222,8 @@ struct DnsResolver::Impl {
   std::vector<int> watched_;  // descriptors c-ares asked us to watch
   TimerHandle timer_;
   TimePoint timer_at_ = TimePoint::max();
+  bool arm_queued_ = false;  // an arm_timer() is queued on the loop
+  bool env_hosts_ = false;   // CARES_HOSTS was set when the resolver was made
   size_t waiting_ = 0;
   bool processing_ = false;  // inside a c-ares call that may run callbacks
   DnsStats stats_;
@@ -255,6 +258,8 @@ DnsResolver::Impl::Impl(const DnsOptions& options)
   ao.tries = options.tries;
   ao.sock_state_cb = &Impl::on_sock_state;
   ao.sock_state_cb_data = this;
+  // c-ares reads CARES_HOSTS only when asked to, and then insists that it is set.
+  env_hosts_ = getenv("CARES_HOSTS") != nullptr;
   char lookups[] = "fb";  // the hosts file, then DNS (c-ares copies it)
   ao.lookups = lookups;
   ao.domains = nullptr;
@@ -325,27 +330,27 @@ Task<Addresses> DnsResolver::Impl::resolve(std::shared_ptr<Impl> self, std::stri
     ++impl.stats_.coalesced;
     query = it->second;
   } else {
-    query = impl.start(key);
+    query = impl.start(key, self);
   }
   Waiting waiting(impl);
   Answer answer = co_await query->future;
   co_return with_port(*answer, port);
 }
 
-std::shared_ptr<Query> DnsResolver::Impl::start(const std::string& name) {
+std::shared_ptr<Query> DnsResolver::Impl::start(const std::string& name,
+                                                const std::shared_ptr<Impl>& self) {
   auto query = std::make_shared<Query>(this, name);
   ++stats_.queries;
   inflight_.emplace(name, query);
   ares_addrinfo_hints hints{};
   hints.ai_family = options_.family;
   hints.ai_socktype = SOCK_STREAM;  // one node per address, not one per socket type
-  // c-ares reads CARES_HOSTS only when asked to, and then insists that it is set.
-  if (getenv("CARES_HOSTS")) hints.ai_flags |= ARES_AI_ENVHOSTS;
+  if (env_hosts_) hints.ai_flags |= ARES_AI_ENVHOSTS;
   processing_ = true;
   // May answer before it returns (a hosts-file entry): on_answer then completes the query.
   ares_getaddrinfo(channel_, name.c_str(), nullptr, &hints, &Impl::on_answer, query.get());
   processing_ = false;
-  arm_timer();
+  arm_timer_soon(self);
   return query;
 }
 
@@ -459,6 +464,18 @@ void DnsResolver::Impl::arm_timer() {
   timer_.cancel();
   timer_at_ = at;
   timer_ = loop_->call_at(at, [this] { on_timer(); });
+}
+
+// ares_timeout walks every query in flight, so asking it after each start would make a burst
+// of n lookups cost n² steps. The timer is armed once per loop iteration instead, after every
+// lookup that iteration started; no first deadline is so close that an iteration matters.
+void DnsResolver::Impl::arm_timer_soon(const std::shared_ptr<Impl>& self) {
+  if (arm_queued_) return;
+  arm_queued_ = true;
+  loop_->call_soon([self] {
+    self->arm_queued_ = false;
+    self->arm_timer();
+  });
 }
 
 void DnsResolver::Impl::cancel_all() {

@@ -670,6 +670,55 @@ size_t Stream::buffer_capacity() const noexcept {
   return core_->cap_;
 }
 
+bool Stream::check_idle() {
+  detail::StreamCore& c = *core_;
+  detail::ReadGuard guard(c);
+  if (c.closed_ || c.eof_ || c.size() != 0) return false;
+  if (!c.readable_) return true;
+  std::span<char> room =
+      c.reserve(std::min(c.options_.read_chunk_size, c.options_.max_buffer_size));
+  iovec iov{room.data(), room.size()};
+  IoResult r = c.read_once({&iov, 1});
+  if (r.bytes > 0) {
+    c.end_ += r.bytes;
+    return false;
+  }
+  c.release_buffer();
+  if (r.error == 0) {
+    c.eof_ = true;
+    return false;
+  }
+  if (!r.would_block()) {
+    c.fail(NetPhase::Read, r.error);
+    return false;
+  }
+  // Drained: the next edge says when there is something again.
+  c.read_blocked_on_ = c.transport_->blocked_on(true);
+  c.readable_ = false;
+  return true;
+}
+
+Stream::ReadableAwaiter Stream::wait_readable() {
+  StreamCore& c = *core_;
+  if (c.reading_)
+    throw InvalidStateError("stream from " + c.transport_->peer() +
+                            ": a read is already in progress");
+  return ReadableAwaiter(c);
+}
+
+bool Stream::ReadableAwaiter::await_ready() const noexcept {
+  const StreamCore& c = core_;
+  return c.size() != 0 || c.readable_ || c.eof_ || c.closed_;
+}
+
+bool Stream::ReadableAwaiter::await_suspend(std::coroutine_handle<> h) {
+  StreamCore& c = core_;
+  // As fill() before its wait: the edge to wait for is the read one, and the buffer goes back.
+  c.read_blocked_on_ = IoEvents::Read;
+  c.release_buffer();
+  return suspend_in(c.readers_, h);
+}
+
 Task<void> Stream::write(std::string_view bytes) {
   if (auto error = core_->enqueue(bytes, nullptr)) return detail::failed(error);
   return detail::drain(*core_, core_->options_.write_high_water);

@@ -62,9 +62,10 @@ class IdleWait final : public Waiter {
   TimePoint deadline_;
 };
 
+// The peer comes as its name, not its Address: what a parameter holds stays in the coroutine
+// frame for the connection's whole life, and a sockaddr_storage is 128 bytes of it.
 Task<void> serve(std::shared_ptr<ServerState> s, std::list<TaskHandle<void>>::iterator self,
-                 Socket socket, Address peer) {
-  std::string name = peer.to_string();
+                 Socket socket, std::string name) {
   try {
     Stream stream(std::make_unique<TcpTransport>(std::move(socket), name), s->options.stream,
                   *s->loop);
@@ -120,7 +121,7 @@ Task<void> accept_loop(std::shared_ptr<ServerState> s) {
     }
     if (s->options.no_delay) socket.set_no_delay(true);
     auto self = s->connections.emplace(s->connections.end());
-    *self = spawn(serve(s, self, std::move(socket), peer), *s->loop);
+    *self = spawn(serve(s, self, std::move(socket), peer.to_string()), *s->loop);
   }
 }
 

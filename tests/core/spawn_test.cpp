@@ -118,6 +118,81 @@ TEST_F(SpawnTest, KillWithACustomExceptionDeliversThatException) {
   run(body());
 }
 
+TEST_F(SpawnTest, AnUncaughtCustomKillExceptionIsAFailureLoggedWhenNobodyRetrievesIt) {
+  // gevent's hub reports every exception but GreenletExit that ends a greenlet.
+  LogCapture logs;
+  auto body = []() -> Task<void> {
+    auto h = spawn(value_after(10s, 1));
+    co_await sleep(0s);
+    h.kill(std::make_exception_ptr(std::logic_error("told to stop")));
+    co_await h.join();
+    EXPECT_FALSE(h.successful());
+  };
+  run(body());
+  EXPECT_TRUE(logs.contains("told to stop")) << "lines: " << logs.lines().size();
+}
+
+TEST_F(SpawnTest, AKillWithACancelledErrorOfOurOwnIsACancellationNotLogged) {
+  LogCapture logs;
+  auto body = []() -> Task<void> {
+    auto h = spawn(value_after(10s, 1));
+    co_await sleep(0s);
+    h.kill(std::make_exception_ptr(CancelledError("shutting down")));
+    co_await h.join();
+  };
+  run(body());
+  EXPECT_TRUE(logs.lines().empty());
+}
+
+TEST_F(SpawnTest, SpawnLaterRunsTheTaskOnlyOnceTheDelayHasPassed) {
+  std::vector<std::string> order;
+  auto body = [&]() -> Task<void> {
+    auto later = [&]() -> Task<int> {
+      order.push_back("later");
+      co_return 7;
+    };
+    auto h = spawn_later(20ms, later());
+    co_await sleep(0s);
+    co_await sleep(1ms);  // its timer is due before the task's start
+    order.push_back("before");
+    EXPECT_EQ(co_await h, 7);
+  };
+  run(body());
+  EXPECT_EQ(order, (std::vector<std::string>{"before", "later"}));
+}
+
+TEST_F(SpawnTest, ATaskKilledDuringSpawnLatersDelayNeverRunsAndLeavesNoTimer) {
+  bool ran = false;
+  auto body = [&]() -> Task<void> {
+    auto child = [&]() -> Task<void> {
+      ran = true;
+      co_return;
+    };
+    auto h = spawn_later(10s, child());
+    co_await sleep(0s);
+    EXPECT_EQ(loop_->timer_count(), 1u);
+    h.kill();
+    EXPECT_TRUE(h.done());
+    EXPECT_THROW(h.value(), CancelledError);
+    EXPECT_EQ(loop_->timer_count(), 0u) << "the delayed start is cancelled";
+  };
+  run(body());
+  EXPECT_FALSE(ran);
+}
+
+TEST_F(SpawnTest, ALoopDestroyedDuringSpawnLatersDelayFreesTheTask) {
+  bool ran = false;
+  {
+    Loop inner;
+    auto child = [&]() -> Task<void> {
+      ran = true;
+      co_return;
+    };
+    auto h = spawn_later(10s, child(), inner);
+  }
+  EXPECT_FALSE(ran);
+}
+
 TEST_F(SpawnTest, ATaskKilledBeforeItStartsNeverRuns) {
   bool ran = false;
   auto body = [&]() -> Task<void> {

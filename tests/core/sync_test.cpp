@@ -140,6 +140,18 @@ TEST_F(SyncTest, BoundedSemaphoreRefusesToBeReleasedPastItsInitialValue) {
   run(body());
 }
 
+TEST_F(SyncTest, ABoundedSemaphoreReleasedThroughASemaphoreReferenceIsStillChecked) {
+  BoundedSemaphore bounded(2);
+  Semaphore& sem = bounded;
+  auto body = [&]() -> Task<void> {
+    co_await sem.acquire();
+    sem.release();
+    EXPECT_THROW(sem.release(), InvalidStateError);
+    EXPECT_EQ(sem.value(), 2u) << "a refused release changes nothing";
+  };
+  run(body());
+}
+
 TEST_F(SyncTest, ConditionNotifiesOneOrAllAndTimesOutWithFalse) {
   Condition cond;
   std::string trace;

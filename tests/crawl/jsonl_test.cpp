@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "squall/core/error.h"
 #include "support/process.h"
@@ -68,11 +69,53 @@ TEST(JsonLines, APageIsOneLineWithTheFieldsInTheirDocumentedOrder) {
             "{\"url\":\"http://h/\",\"final_url\":\"http://h/\",\"status\":200,\"depth\":0,"
             "\"parent\":null,\"content_type\":\"text/html\",\"length\":1234,"
             "\"fetched_at\":\"2026-11-29T23:01:02.345Z\",\"elapsed_ms\":1.500,\"links\":7,"
-            "\"error\":null}\n"
+            "\"error\":null,\"error_kind\":null,\"title\":null,\"redirects\":[],"
+            "\"content_length\":null,\"last_modified\":null,\"etag\":null}\n"
             "{\"url\":\"http://h/gone\",\"final_url\":\"http://h/gone\",\"status\":404,"
             "\"depth\":1,\"parent\":\"http://h/\",\"content_type\":\"text/html\","
             "\"length\":1234,\"fetched_at\":\"2026-11-29T23:01:02.346Z\",\"elapsed_ms\":1.500,"
-            "\"links\":0,\"error\":\"HTTP 404 Not Found\"}\n");
+            "\"links\":0,\"error\":\"HTTP 404 Not Found\",\"error_kind\":null,\"title\":null,"
+            "\"redirects\":[],\"content_length\":null,\"last_modified\":null,\"etag\":null}\n");
+}
+
+TEST(JsonLines, TitleRedirectsHeadersAndOutlinksAreWrittenWhenKnown) {
+  TempDir dir;
+  std::string path = (dir.path() / "out.jsonl").string();
+  {
+    JsonLinesWriter out = JsonLinesWriter::open(path, true);
+    CrawledPage p = page_of("http://h/old");
+    p.final_url = "http://h/new";
+    p.title = "A \"quoted\" title";
+    p.redirects = {"http://h/old", "http://h/older"};
+    p.content_length = 1234;
+    p.last_modified = "Sun, 29 Nov 2026 23:01:02 GMT";
+    p.etag = "\"abc\"";
+    p.outlinks = {"http://h/a", "http://other/b"};
+    out.write(p, 0);
+    CrawledPage failed = page_of("http://h/down");
+    failed.status = 599;
+    failed.error = "connect: connection refused";
+    failed.error_kind = "connect";
+    out.write(failed, 0);
+  }
+  std::istringstream lines(test::read_file(path));
+  std::string line;
+  ASSERT_TRUE(std::getline(lines, line));
+  auto j = nlohmann::json::parse(line);
+  EXPECT_EQ(j["title"], "A \"quoted\" title");
+  EXPECT_EQ(j["redirects"], nlohmann::json::array({"http://h/old", "http://h/older"}));
+  EXPECT_EQ(j["content_length"], 1234);
+  EXPECT_EQ(j["last_modified"], "Sun, 29 Nov 2026 23:01:02 GMT");
+  EXPECT_EQ(j["etag"], "\"abc\"");
+  EXPECT_EQ(j["outlinks"], nlohmann::json::array({"http://h/a", "http://other/b"}));
+  EXPECT_EQ(line.substr(line.find("\"outlinks\"")),
+            "\"outlinks\":[\"http://h/a\",\"http://other/b\"]}")
+      << "outlinks come last";
+  ASSERT_TRUE(std::getline(lines, line));
+  j = nlohmann::json::parse(line);
+  EXPECT_EQ(j["status"], 599);
+  EXPECT_EQ(j["error_kind"], "connect");
+  EXPECT_EQ(j["outlinks"], nlohmann::json::array());
 }
 
 TEST(JsonLines, TheOffsetAfterFlushIsTheFileLengthAndTheFileIsAppendedTo) {

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -409,6 +410,43 @@ TEST(LinkExtractor, DropsATagLargerThanTheCap) {
   EXPECT_EQ(links("<a href=\"" + big + "\"><a href=y>"), (Links{"a y"}));
   const std::string fits(LinkExtractor::kMaxTagBytes - 10, 'x');
   EXPECT_EQ(links("<a href=\"" + fits + "\" class=\"" + big + "\">").size(), 1u);
+}
+
+// The page's title, fed whole and then one byte at a time (both must agree).
+std::optional<std::string> title_of(std::string_view html, LinkOptions options = {}) {
+  LinkExtractor whole(options);
+  whole.feed(html);
+  whole.finish();
+  LinkExtractor bytewise(options);
+  for (char c : html) bytewise.feed(std::string_view(&c, 1));
+  bytewise.finish();
+  EXPECT_EQ(whole.title(), bytewise.title()) << html;
+  return whole.title();
+}
+
+TEST(LinkExtractor, ReadsTheFirstTitleAsDocumentTitleDoes) {
+  EXPECT_EQ(title_of("<p>no title"), std::nullopt);
+  EXPECT_EQ(title_of("<title></title>"), "");
+  EXPECT_EQ(title_of("<TITLE lang=en>\n  Hello,\t\n world  </TiTlE><title>second</title>"),
+            "Hello, world");
+  EXPECT_EQ(title_of("<title>a <b>c</b> &amp; d&lt;e &#x263A;</title>"), "a <b>c</b> & d<e \u263A");
+  EXPECT_EQ(title_of("<title>1 < 2 </ 3 </tit 4</title >"), "1 < 2 </ 3 </tit 4");
+  EXPECT_EQ(title_of("<title>open to the end"), "open to the end");
+}
+
+TEST(LinkExtractor, IgnoresTitlesInCommentsScriptsAndOtherRawText) {
+  EXPECT_EQ(title_of("<!-- <title>no</title> --><script><title>no</title></script>"
+                     "<textarea><title>no</title></textarea><title>yes</title>"),
+            "yes");
+}
+
+TEST(LinkExtractor, DecodesTheTitleFromThePagesEncodingAndCapsIt) {
+  EXPECT_EQ(title_of("<title>caf\xe9</title>", {.charset = "windows-1252"}), "caf\xc3\xa9");
+  EXPECT_EQ(title_of("<meta charset=latin1><title>caf\xe9</title>"), "caf\xc3\xa9");
+  const std::string long_title(LinkExtractor::kMaxTitleBytes + 100, 'x');
+  EXPECT_EQ(title_of("<title>" + long_title + "</title><a href=after>")->size(),
+            LinkExtractor::kMaxTitleBytes);
+  EXPECT_EQ(links("<title>" + long_title + "</title><a href=after>"), (Links{"a after"}));
 }
 
 // --- the gumbo oracle ----------------------------------------------------------------------

@@ -46,10 +46,10 @@ TEST(Politeness, AHostWaitsForItsRobotsTxtWhichIsAskedForOnce) {
   EXPECT_FALSE(f.take(t0)) << "held until its robots.txt comes";
   EXPECT_TRUE(p.robots_pending());
 
-  auto due = p.next_robots();
+  auto due = p.next_robots(t0);
   ASSERT_TRUE(due);
   EXPECT_EQ(*due, "a.test:8080");
-  EXPECT_FALSE(p.next_robots()) << "one robots.txt per host";
+  EXPECT_FALSE(p.next_robots(t0)) << "one robots.txt per host";
   const Url* robots = p.robots_fetch_started(*due);
   ASSERT_TRUE(robots);
   EXPECT_EQ(robots->href(), "http://a.test:8080/robots.txt") << "the origin: no userinfo";
@@ -65,7 +65,7 @@ TEST(Politeness, TheRulesForTheUserAgentDecideAndNameTheRule) {
   Frontier f;
   Politeness p(f, {.user_agent = "squall-crawler/1.0"});
   queue(p, f, "http://a.test/");
-  std::string host = *p.next_robots();
+  std::string host = *p.next_robots(t0);
   p.robots_fetch_started(host);
   p.robots_fetched(host,
                    RobotsPolicy::from_response(200,
@@ -83,7 +83,7 @@ TEST(Politeness, AnUnreachableRobotsTxtDisallowsTheHost) {
   Frontier f;
   Politeness p(f, {});
   queue(p, f, "http://a.test/page");
-  std::string host = *p.next_robots();
+  std::string host = *p.next_robots(t0);
   p.robots_fetch_started(host);
   p.robots_fetched(host, RobotsPolicy::unreachable(), t0);
   EXPECT_FALSE(p.allows(host, url("http://a.test/page")).allowed);
@@ -99,7 +99,7 @@ TEST(Politeness, CrawlDelayBecomesTheHostsDelayWhenLonger) {
     queue(p, f, u);
   for (auto [host, robots] : {std::pair{"slow.test:80", "User-agent: *\nCrawl-delay: 2\n"},
                               std::pair{"fast.test:80", "User-agent: *\nCrawl-delay: 0.01\n"}}) {
-    EXPECT_EQ(*p.next_robots(), host);
+    EXPECT_EQ(*p.next_robots(t0), host);
     p.robots_fetch_started(host);
     p.robots_fetched(host, RobotsPolicy::from_response(200, robots), t0);
   }
@@ -116,7 +116,7 @@ TEST(Politeness, RobotsTxtIsFetchedAgainWhenItsPolicyExpires) {
   Frontier f;
   Politeness p(f, {});
   queue(p, f, "http://a.test/");
-  std::string host = *p.next_robots();
+  std::string host = *p.next_robots(t0);
   EXPECT_FALSE(p.robots_expired(host, t0 + 48h)) << "not known yet: it is on its way";
   p.robots_fetch_started(host);
   p.robots_fetched(host, RobotsPolicy::from_response(200, "User-agent: *\nAllow: /\n"), t0);
@@ -129,7 +129,7 @@ TEST(Politeness, IgnoringRobotsTxtHoldsNothingAndAllowsEverything) {
   Frontier f;
   Politeness p(f, {.obey_robots = false});
   queue(p, f, "http://a.test/private/");
-  EXPECT_FALSE(p.next_robots());
+  EXPECT_FALSE(p.next_robots(t0));
   EXPECT_FALSE(p.robots_pending());
   EXPECT_TRUE(p.allows("a.test:80", url("http://a.test/private/")).allowed);
   EXPECT_FALSE(p.robots_expired("a.test:80", t0 + 48h));
@@ -180,6 +180,44 @@ TEST(Politeness, TheBackOffDoublesUpToAMinute) {
     }
   }
   EXPECT_EQ(pauses, (std::vector<Duration>{1s, 2s, 4s, 8s, 16s, 32s, 60s, 60s}));
+}
+
+TEST(Politeness, AnUnreachableRobotsTxtIsRetriedThenTheHostIsUnavailableNotDisallowed) {
+  Frontier f;
+  Politeness p(f, {});
+  queue(p, f, "http://a.test/x");
+  std::string host = *p.next_robots(t0);
+  p.robots_fetch_started(host);
+  p.robots_unreachable(host, t0 + 2s, t0);
+  EXPECT_TRUE(p.robots_pending()) << "a retry waits";
+  EXPECT_EQ(p.next_robots_retry(), t0 + 2s);
+  EXPECT_FALSE(p.next_robots(t0 + 1s)) << "not before it is due";
+  EXPECT_FALSE(f.take(t0 + 1s)) << "held while robots.txt is unknown";
+  ASSERT_EQ(p.next_robots(t0 + 2s), host);
+  EXPECT_FALSE(p.next_robots_retry());
+  p.robots_fetch_started(host);
+  p.robots_unreachable(host, std::nullopt, t0 + 2s);
+  EXPECT_FALSE(p.robots_pending());
+  EXPECT_TRUE(p.unavailable(host));
+  EXPECT_FALSE(f.take(t0 + 3s)) << "nothing of an unavailable host is fetched";
+  EXPECT_EQ(f.drop(host).size(), 1u);
+}
+
+TEST(Politeness, AHostWithRulesKeepsThemWhenItsRobotsTxtBecomesUnreachable) {
+  Frontier f;
+  Politeness p(f, {});
+  queue(p, f, "http://a.test/x");
+  std::string host = *p.next_robots(t0);
+  p.robots_fetch_started(host);
+  p.robots_fetched(host, RobotsPolicy::from_response(200, "User-agent: *\nDisallow: /p\n"), t0);
+  TimePoint later = t0 + RobotsPolicy::kMaxAge;
+  ASSERT_TRUE(p.robots_expired(host, later));
+  p.robots_fetch_started(host);
+  p.robots_unreachable(host, later + 1s, later);
+  EXPECT_FALSE(p.unavailable(host));
+  EXPECT_FALSE(p.robots_expired(host, later)) << "kept for RobotsPolicy::kUnreachableRetry";
+  EXPECT_TRUE(p.robots_expired(host, later + RobotsPolicy::kUnreachableRetry));
+  EXPECT_FALSE(p.allows(host, url("http://a.test/p")).allowed);
 }
 
 TEST(Politeness, TheSlowestHostsComeFirstByMeanFetchTime) {

@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <zlib.h>
 
 #include <fstream>
 #include <map>
@@ -11,6 +10,7 @@
 
 #include "squall/core/error.h"
 #include "support/process.h"
+#include "support/warc_records.h"
 
 namespace squall {
 namespace {
@@ -18,53 +18,9 @@ namespace {
 using test::Process;
 using test::TempDir;
 
-// Inflates every gzip member in turn; fails the test if a member is broken.
-std::vector<std::string> members(const std::string& file) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at < file.size()) {
-    z_stream z{};
-    EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
-    std::string member;
-    char buf[4096];
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(file.data() + at));
-    z.avail_in = static_cast<uInt>(file.size() - at);
-    int rc;
-    do {
-      z.next_out = reinterpret_cast<Bytef*>(buf);
-      z.avail_out = sizeof buf;
-      rc = inflate(&z, Z_NO_FLUSH);
-      member.append(buf, sizeof buf - z.avail_out);
-    } while (rc == Z_OK);
-    EXPECT_EQ(rc, Z_STREAM_END) << "member at " << at;
-    at += z.total_in;
-    inflateEnd(&z);
-    if (rc != Z_STREAM_END) break;
-    out.push_back(member);
-  }
-  return out;
-}
-
-struct Record {
-  std::map<std::string, std::string> fields;
-  std::string block;
-};
-
-Record parse_record(const std::string& text) {
-  Record r;
-  EXPECT_EQ(text.substr(0, 10), "WARC/1.1\r\n");
-  size_t end = text.find("\r\n\r\n");
-  std::istringstream head(text.substr(10, end - 10));
-  for (std::string line; std::getline(head, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    size_t colon = line.find(": ");
-    r.fields[line.substr(0, colon)] = line.substr(colon + 2);
-  }
-  size_t length = std::stoul(r.fields["Content-Length"]);
-  r.block = text.substr(end + 4, length);
-  EXPECT_EQ(text.substr(end + 4 + length), "\r\n\r\n") << "record must end with two CRLFs";
-  return r;
-}
+using test::gzip_members;
+using test::parse_warc_record;
+using test::WarcRecord;
 
 TEST(Warc, Sha1DigestIsBase32) {
   // SHA-1("abc") = a9993e36 4706816a ba3e2571 7850c26c 9cd0d89d, in RFC 4648 base 32.
@@ -86,24 +42,25 @@ TEST(Warc, WritesWarcinfoRequestAndResponseAsGzipMembers) {
   std::string response_id;
   {
     WarcWriter w = WarcWriter::open(path, {.description = "a test crawl"});
-    response_id = w.write_response("http://127.0.0.1/a", head, "hello", now, "127.0.0.1");
+    response_id = w.write_response("http://127.0.0.1/a", head + "hello", now, "127.0.0.1",
+                                   warc_sha1("hello"));
     std::string request_id = w.write_request("http://127.0.0.1/a", request, now, response_id);
     EXPECT_NE(request_id, response_id);
     w.flush();
     EXPECT_EQ(w.offset(), std::filesystem::file_size(path));
     EXPECT_EQ(w.records(), 3u);
   }
-  auto records = members(test::read_file(path));
+  auto records = gzip_members(test::read_file(path));
   ASSERT_EQ(records.size(), 3u);
 
-  Record info = parse_record(records[0]);
+  WarcRecord info = parse_warc_record(records[0]);
   EXPECT_EQ(info.fields["WARC-Type"], "warcinfo");
   EXPECT_EQ(info.fields["WARC-Filename"], "crawl.warc.gz");
   EXPECT_EQ(info.fields["Content-Type"], "application/warc-fields");
   EXPECT_NE(info.block.find("format: WARC File Format 1.1\r\n"), std::string::npos);
   EXPECT_NE(info.block.find("description: a test crawl\r\n"), std::string::npos);
 
-  Record response = parse_record(records[1]);
+  WarcRecord response = parse_warc_record(records[1]);
   EXPECT_EQ(response.fields["WARC-Type"], "response");
   EXPECT_EQ(response.fields["WARC-Record-ID"], response_id);
   EXPECT_EQ(response.fields["WARC-Target-URI"], "http://127.0.0.1/a");
@@ -117,7 +74,7 @@ TEST(Warc, WritesWarcinfoRequestAndResponseAsGzipMembers) {
   EXPECT_EQ(response_id.size(), 47u);
   EXPECT_EQ(response_id[24], '4') << "a version 4 UUID";
 
-  Record req = parse_record(records[2]);
+  WarcRecord req = parse_warc_record(records[2]);
   EXPECT_EQ(req.fields["WARC-Type"], "request");
   EXPECT_EQ(req.fields["WARC-Concurrent-To"], response_id);
   EXPECT_EQ(req.fields["Content-Type"], "application/http;msgtype=request");
@@ -125,23 +82,77 @@ TEST(Warc, WritesWarcinfoRequestAndResponseAsGzipMembers) {
   EXPECT_EQ(req.fields.count("WARC-Payload-Digest"), 0u);
 }
 
+TEST(Warc, PeerAddressIsTheIpOfAStreamsPeerName) {
+  EXPECT_EQ(peer_address("127.0.0.1:8080"), "127.0.0.1");
+  EXPECT_EQ(peer_address("[::1]:443"), "::1");
+  EXPECT_EQ(peer_address("example.com (93.184.216.34:443)"), "93.184.216.34");
+  EXPECT_EQ(peer_address("example.com ([2001:db8::1]:80)"), "2001:db8::1");
+  EXPECT_EQ(peer_address("nowhere"), "");
+}
+
+TEST(Warc, TheRecorderKeepsExchangesThatGotAnAnswerAndMarksTheCutOnes) {
+  const Url url = *Url::parse("http://h/a#frag");
+  WarcRecorder recorder(30);
+  recorder.begin(url, "127.0.0.1:80");  // resent after a stale connection: nothing came
+  recorder.sent("GET /a HTTP/1.1\r\n\r\n");
+  recorder.end(false);
+  recorder.begin(url, "127.0.0.1:80");
+  recorder.sent("GET /a HTTP/1.1\r\n\r\n");
+  recorder.received("HTTP/1.1 200 OK\r\n\r\n");
+  recorder.payload("abc");
+  recorder.received("abc");
+  recorder.end(true);
+  recorder.begin(url, "127.0.0.1:80");
+  recorder.received("HTTP/1.1 200 OK\r\n\r\n01234567890123456789");  // past the 30 bytes kept
+  recorder.end(true);
+  recorder.begin(url, "127.0.0.1:80");
+  recorder.received("HTTP/1.1 200 OK\r\n");
+  recorder.end(false);
+  const auto& x = recorder.exchanges();
+  ASSERT_EQ(x.size(), 3u);
+  EXPECT_EQ(x[0].url, "http://h/a");
+  EXPECT_EQ(x[0].ip_address, "127.0.0.1");
+  EXPECT_EQ(x[0].request, "GET /a HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(x[0].response, "HTTP/1.1 200 OK\r\n\r\nabc");
+  EXPECT_EQ(x[0].payload_digest, warc_sha1("abc"));
+  EXPECT_EQ(x[0].truncated, "");
+  EXPECT_EQ(x[1].response.size(), 30u);
+  EXPECT_EQ(x[1].truncated, "length");
+  EXPECT_EQ(x[1].payload_digest, "") << "no payload digest for a cut record";
+  EXPECT_EQ(x[2].truncated, "disconnect");
+
+  TempDir dir;
+  auto path = dir.path() / "x.warc.gz";
+  std::string id;
+  {
+    WarcWriter w = WarcWriter::open(path);
+    id = w.write_exchange(x[1]);
+  }
+  auto records = test::read_warc(path);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[1].fields["WARC-Record-ID"], id);
+  EXPECT_EQ(records[1].fields["WARC-Truncated"], "length");
+  EXPECT_EQ(records[1].fields.count("WARC-Payload-Digest"), 0u);
+  EXPECT_EQ(records[2].fields["WARC-Type"], "request");
+  EXPECT_EQ(records[2].fields["WARC-Concurrent-To"], id);
+  EXPECT_EQ(records[2].fields["WARC-Target-URI"], "http://h/a");
+}
+
 TEST(Warc, ReopeningAppendsWithoutASecondWarcinfo) {
   TempDir dir;
   auto path = dir.path() / "crawl.warc.gz";
   auto now = std::chrono::system_clock::now();
-  {
-    WarcWriter::open(path).write_response("http://h/1", "HTTP/1.1 204 No Content\r\n\r\n", "", now);
-  }
+  { WarcWriter::open(path).write_response("http://h/1", "HTTP/1.1 204 No Content\r\n\r\n", now); }
   uint64_t first_size = std::filesystem::file_size(path);
   {
     WarcWriter w = WarcWriter::open(path);
     EXPECT_EQ(w.offset(), first_size);
-    w.write_response("http://h/2", "HTTP/1.1 204 No Content\r\n\r\n", "", now);
+    w.write_response("http://h/2", "HTTP/1.1 204 No Content\r\n\r\n", now);
   }
-  auto records = members(test::read_file(path));
+  auto records = gzip_members(test::read_file(path));
   ASSERT_EQ(records.size(), 3u);
-  EXPECT_EQ(parse_record(records[0]).fields["WARC-Type"], "warcinfo");
-  EXPECT_EQ(parse_record(records[2]).fields["WARC-Target-URI"], "http://h/2");
+  EXPECT_EQ(parse_warc_record(records[0]).fields["WARC-Type"], "warcinfo");
+  EXPECT_EQ(parse_warc_record(records[2]).fields["WARC-Target-URI"], "http://h/2");
 }
 
 TEST(Warc, AFileCutAtAnOffsetIsStillValid) {
@@ -151,15 +162,15 @@ TEST(Warc, AFileCutAtAnOffsetIsStillValid) {
   uint64_t boundary;
   {
     WarcWriter w = WarcWriter::open(path);
-    w.write_response("http://h/kept", "HTTP/1.1 200 OK\r\n\r\n", "kept", now);
+    w.write_response("http://h/kept", "HTTP/1.1 200 OK\r\n\r\nkept", now);
     w.flush();
     boundary = w.offset();
-    w.write_response("http://h/dropped", "HTTP/1.1 200 OK\r\n\r\n", "dropped", now);
+    w.write_response("http://h/dropped", "HTTP/1.1 200 OK\r\n\r\ndropped", now);
   }
   std::filesystem::resize_file(path, boundary);
-  auto records = members(test::read_file(path));
+  auto records = gzip_members(test::read_file(path));
   ASSERT_EQ(records.size(), 2u);
-  EXPECT_EQ(parse_record(records[1]).fields["WARC-Target-URI"], "http://h/kept");
+  EXPECT_EQ(parse_warc_record(records[1]).fields["WARC-Target-URI"], "http://h/kept");
 }
 
 TEST(Warc, RealGzipReadsTheFile) {
@@ -168,7 +179,7 @@ TEST(Warc, RealGzipReadsTheFile) {
   {
     WarcWriter w = WarcWriter::open(path);
     std::string big(300000, 'x');
-    w.write_response("http://h/big", "HTTP/1.1 200 OK\r\n\r\n", big,
+    w.write_response("http://h/big", "HTTP/1.1 200 OK\r\n\r\n" + big,
                      std::chrono::system_clock::now());
   }
   Process gzip = Process::start({"gzip", "-t", path.string()});
@@ -182,7 +193,7 @@ TEST(Warc, UncompressedRecordsWhenAsked) {
   auto path = dir.path() / "crawl.warc";
   { WarcWriter::open(path, {.gzip = false}); }
   std::string text = test::read_file(path);
-  EXPECT_EQ(parse_record(text).fields["WARC-Type"], "warcinfo");
+  EXPECT_EQ(parse_warc_record(text).fields["WARC-Type"], "warcinfo");
 }
 
 TEST(Warc, AnUnwritablePathIsAClearError) {

@@ -285,6 +285,14 @@ TEST_F(DecodeTest, ZstdWindowsOver8MiBAreRefused) {
             "protocol: bad zstd data: Frame requires too much memory for decoding");
 }
 
+TEST_F(DecodeTest, AZstdFrameWhoseEndFillsTheOutputBufferExactlyEnds) {
+  // 64 KiB decode into four full 16 KiB buffers, the frame's end with the last of them.
+  std::string body(64 * 1024, 'z');
+  EXPECT_EQ(decode_content("zstd", zstd(body)), body);
+  EXPECT_EQ(decode_content("zstd", zstd(body) + zstd(text_)), body + text_);
+  expect_decodes_at_every_split("zstd", zstd(body), body);
+}
+
 TEST_F(DecodeTest, ADecoderIsSpentAfterFinish) {
   ContentDecoder decoder("gzip");
   std::string out;

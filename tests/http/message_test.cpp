@@ -85,6 +85,31 @@ TEST(Headers, ValidatesNamesAndValuesForSending) {
   EXPECT_FALSE(is_field_value("padded\t"));
 }
 
+TEST(Headers, EveryByteAtEveryPlaceOfAValueIsJudgedAsTheGrammarSays) {
+  // Values are checked a word at a time: each byte value at each offset of two words, and two
+  // bad bytes in one word, against the rule (VCHAR, obs-text, SP and HTAB; no CTL, no DEL).
+  for (int c = 0; c < 256; ++c) {
+    bool allowed = (c >= 0x20 && c != 0x7f) || c == '\t';
+    for (size_t at = 1; at < 17; ++at) {
+      std::string value(18, 'v');
+      value[at] = static_cast<char>(c);
+      EXPECT_EQ(is_field_value(value), allowed) << "byte " << c << " at " << at;
+      std::string token(18, 't');
+      token[at] = static_cast<char>(c);
+      EXPECT_EQ(is_token(token), is_token(std::string(1, static_cast<char>(c))));
+    }
+  }
+  EXPECT_FALSE(
+      is_field_value("abc\x7f\x01"
+                     "defgh"));
+  EXPECT_TRUE(
+      is_field_value("a\t\t\xff\x80"
+                     "bcdefgh\t\x9f"));
+  EXPECT_FALSE(
+      is_field_value("a\t\t\xff\x80"
+                     "bcdefgh\t\x1f"));
+}
+
 TEST(KeepAlive, DefaultsToOnForHttp11AndOffForHttp10) {
   EXPECT_TRUE(keep_alive({1, 1}, {}));
   EXPECT_FALSE(keep_alive({1, 1}, {{"Connection", "close"}}));

@@ -281,5 +281,14 @@ TEST(StaticFiles, UsesTheKernelsConfinementWhereTheKernelHasIt) {
   }
 }
 
+TEST(HiddenPath, AnySegmentStartingWithADotButWellKnown) {
+  for (std::string_view hidden : {".env", ".git/config", "a/.hidden/x", "a/b/.htpasswd", "..hidden",
+                                  ".well-known/.secret", "a/."})
+    EXPECT_TRUE(hidden_path(hidden)) << hidden;
+  for (std::string_view shown :
+       {"", "a", "a/b.txt", "x..y/z", "a.b/c.", ".well-known/acme/t", "a/.well-known"})
+    EXPECT_FALSE(hidden_path(shown)) << shown;
+}
+
 }  // namespace
 }  // namespace squall::http

@@ -605,6 +605,62 @@ TEST_P(StreamTest, AStreamWaitingIdleHoldsNoReadBuffer) {
   run(body());
 }
 
+TEST_P(StreamTest, WaitReadableWaitsWithoutAFrameOrABufferAndReadsNothing) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
+    co_await p.client.write("GET");
+    EXPECT_EQ(co_await p.server.read_bytes(3), "GET");
+    auto waiter = [](Stream& s) -> Task<void> { co_await s.wait_readable(); };
+    int64_t frames = detail::live_frames();
+    auto w = spawn(waiter(p.server));
+    co_await sleep(1ms);
+    EXPECT_FALSE(w.done());
+    EXPECT_EQ(detail::live_frames(), frames + 1);  // the task's own frame, none for the wait
+    EXPECT_EQ(p.server.buffer_capacity(), 0u);
+    co_await p.client.write("more");
+    co_await w.join(5s);
+    EXPECT_TRUE(w.done());
+    EXPECT_EQ(p.server.buffered(), "");
+    EXPECT_EQ(co_await p.server.read_bytes(4), "more");
+  };
+  run(body());
+}
+
+TEST_P(StreamTest, WaitReadableReturnsAtOnceWithBytesBufferedOrAtTheEnd) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
+    co_await p.client.write("ab");
+    EXPECT_EQ(co_await p.server.read_bytes(1), "a");
+    co_await p.server.wait_readable();  // "b" is buffered
+    EXPECT_EQ(co_await p.server.read_bytes(1), "b");
+    co_await p.client.shutdown_write();
+    co_await with_timeout(5s,
+                          [](Stream& s) -> Task<void> { co_await s.wait_readable(); }(p.server));
+    EXPECT_EQ(co_await p.server.read_more(), 0u);
+    co_await p.server.wait_readable();  // at the end: nothing left to wait for
+  };
+  run(body());
+}
+
+TEST_P(StreamTest, AWaitReadableCutShortByATimeoutLeavesTheStreamUsable) {
+  auto body = [this]() -> Task<void> {
+    Pair p = co_await pair();
+    co_await p.client.write("a");
+    EXPECT_EQ(co_await p.server.read_bytes(1), "a");
+    auto waiter = [](Stream& s) -> Task<void> { co_await s.wait_readable(); };
+    EXPECT_THROW(co_await with_timeout(2ms, waiter(p.server)), TimeoutError);
+    co_await p.client.write("late\n");
+    EXPECT_EQ(co_await p.server.read_until("\n"), "late\n");
+    auto reader = [](Stream& s) -> Task<std::string> { co_return co_await s.read_bytes(1); };
+    auto r = spawn(reader(p.server));
+    co_await sleep(1ms);
+    EXPECT_THROW(p.server.wait_readable(), InvalidStateError);
+    co_await p.client.write("x");
+    EXPECT_EQ(co_await r, "x");
+  };
+  run(body());
+}
+
 TEST_P(StreamTest, AMovedStringTheSocketTakesOnlyPartOfArrivesWhole) {
   auto body = [this]() -> Task<void> {
     Pair p = co_await pair();

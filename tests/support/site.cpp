@@ -6,7 +6,7 @@
 
 namespace squall::test {
 
-GeneratedSite::GeneratedSite(int pages) : port(free_port()) {
+GeneratedSite::GeneratedSite(int pages, int requests_per_second) : port(free_port()) {
   origin = "http://127.0.0.1:";
   origin.append(std::to_string(port));
   auto root = dir.path() / "site";
@@ -18,7 +18,11 @@ GeneratedSite::GeneratedSite(int pages) : port(free_port()) {
   auto expected = nlohmann::json::parse(read_file(root / "expected.json"));
   for (const auto& u : expected["with_robots"]) with_robots.insert(u.get<std::string>());
   for (const auto& u : expected["without_robots"]) without_robots.insert(u.get<std::string>());
-  nginx = start_nginx(dir, "location / { root " + root.string() + "; }", port);
+  std::string pace;
+  if (requests_per_second > 0)
+    pace = "limit_req_zone $server_port zone=pace:1m rate=" + std::to_string(requests_per_second) +
+           "r/s;\nlimit_req zone=pace burst=100000;\n";
+  nginx = start_nginx(dir, "location / { root " + root.string() + "; }", port, "", pace);
 }
 
 std::map<std::string, int> GeneratedSite::hits() const {

@@ -17,8 +17,10 @@ struct GeneratedSite {
   Process nginx;
   std::set<std::string> with_robots, without_robots;
 
-  // Generates `pages` pages under dir/site and serves them; throws if either step fails.
-  explicit GeneratedSite(int pages);
+  // Generates `pages` pages under dir/site and serves them; throws if either step fails. With
+  // `requests_per_second` > 0, nginx answers no faster than that (it delays, never refuses), so
+  // a crawl of the site takes at least its URL count divided by that rate on any machine.
+  explicit GeneratedSite(int pages, int requests_per_second = 0);
   // Requests per path in nginx's access log (lines are written after each response).
   std::map<std::string, int> hits() const;
 };

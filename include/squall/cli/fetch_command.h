@@ -12,9 +12,10 @@
 // working: 0 success; 22 an HTTP error status (400 or above; --no-fail gives 0 and the body);
 // 6 the host could not be resolved; 7 no connection; 28 a timeout; 35 a TLS handshake failure;
 // 60 a certificate that is not trusted; 47 too many redirects; 52 an empty reply; 56 a receive
-// error (reset, closed mid-response); 61 a body that cannot be decoded; 63 a size limit; 23 an
-// output file that cannot be written (or -O with a URL that names no file); 1 any other
-// failure. With several URLs the status is the last failure's.
+// error (reset, closed mid-response); 61 a body that cannot be decoded; 63 a size limit
+// (--max-filesize) or a decompression bomb (--max-ratio); 23 an output file that cannot be
+// written (or -O with a URL that names no file); 1 any other failure. With several URLs the
+// status is the last failure's.
 // A failure prints one line on `err`, "squall fetch: <what went wrong>" (-s hides it unless -S
 // is given too); flags that make no request possible (a header without a colon, -u without a
 // password, a flag squall does not support) are status 2, as for the other subcommands, and a
@@ -63,6 +64,7 @@ struct FetchCommand {
   std::optional<double> connect_timeout;   // --connect-timeout: seconds to resolve and connect
   std::optional<int> max_redirects;        // --max-redirects (0: follow none)
   std::optional<uint64_t> max_filesize;    // --max-filesize: bytes of (decoded) body at most
+  std::optional<uint32_t> max_ratio;       // --max-ratio: the decompression-bomb guard (0: off)
   std::string proxy;                       // -x: [http://][user:password@]host[:port]
   std::optional<std::string> noproxy;      // --noproxy: hosts reached directly ("*": all)
   bool insecure = false;                   // -k: do not verify the TLS certificate

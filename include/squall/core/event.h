@@ -33,10 +33,12 @@ class Event {
   Event& operator=(const Event&) = delete;
 
   bool is_set() const noexcept { return set_; }
-  // Sets the flag and wakes every waiter, in the order they started waiting.
+  // Sets the flag and wakes every waiter, in the order they started waiting (then the
+  // wait()/iwait() calls waiting on it).
   void set() noexcept {
     set_ = true;
     while (detail::Waiter* w = waiters_.pop_front()) w->wake();
+    while (detail::Link* l = links_.pop_front()) l->on_ready();
   }
   void clear() noexcept { set_ = false; }
 
@@ -46,9 +48,18 @@ class Event {
     return Awaiter(*this, deadline_after(timeout));
   }
 
+  // What makes an Event Waitable (see wait.h; pass its address): `link` runs at the next
+  // set(). Returns false, linking nothing, if the flag is set now.
+  bool rawlink(detail::Link& link) noexcept {
+    if (set_) return false;
+    links_.push_back(link);
+    return true;
+  }
+
  private:
   bool set_ = false;
   detail::IntrusiveList<detail::Waiter> waiters_;
+  detail::IntrusiveList<detail::Link> links_;
 };
 
 }  // namespace squall

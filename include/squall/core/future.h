@@ -55,6 +55,7 @@ class FutureState : public FutureValue<T> {
   bool done = false;
   std::exception_ptr error;
   IntrusiveList<Waiter> waiters;
+  IntrusiveList<Link> links;
   std::vector<std::function<void(Future<T>)>> callbacks;
 };
 
@@ -103,6 +104,14 @@ class Future {
     } else {
       s_->callbacks.push_back(std::move(fn));
     }
+  }
+
+  // What makes a Future Waitable (see wait.h): `link` runs when the result is set. Returns
+  // false, linking nothing, if it is done.
+  bool rawlink(detail::Link& link) const noexcept {
+    if (s_->done) return false;
+    s_->links.push_back(link);
+    return true;
   }
 
   class Awaiter : public detail::Waiter {
@@ -173,6 +182,7 @@ void detail::FutureState<T>::complete(std::exception_ptr e) {
   done = true;
   error = std::move(e);
   while (Waiter* w = waiters.pop_front()) w->wake();
+  while (Link* l = links.pop_front()) l->on_ready();
   Future<T> self{StateRef<T>(this)};
   for (auto& fn : callbacks) loop->call_soon([fn = std::move(fn), self] { fn(self); });
   callbacks.clear();

@@ -10,6 +10,9 @@
 //   4. epoll waits for that long, unless callbacks are still ready and fewer than 1024 ran since
 //      the last poll, and the handlers of ready descriptors run;
 //   5. callbacks queued from other threads move to the ready queue.
+// Between 2 and 3, if tasks wait in wait_idle() and nothing else is pending (no ready callback,
+// watched descriptor, cross-thread callback or KeepAlive, and no timer but their own time
+// limits), they are woken: the loop went idle.
 //
 // Threads: a Loop and everything on it (tasks, primitives, handlers) belong to the thread that
 // runs it. The only member another thread may call is call_soon_threadsafe().
@@ -34,6 +37,7 @@ namespace squall {
 namespace detail {
 class TaskState;
 class CallbackTimer;
+class Waiter;
 }  // namespace detail
 
 // Readiness bits for descriptors. Error and Hangup are always reported; Edge asks for
@@ -132,7 +136,8 @@ class Loop {
   };
 
   // True if anything could still make progress: ready callbacks, timers, watched descriptors,
-  // callbacks from other threads or a KeepAlive. run_sync's "would block forever" test.
+  // callbacks from other threads, a KeepAlive, or tasks in wait_idle() (which the loop wakes
+  // when nothing else is left). run_sync's "would block forever" test.
   bool has_pending_work() const noexcept;
 
   size_t ready_count() const noexcept { return ready_.size(); }
@@ -149,6 +154,8 @@ class Loop {
   // For spawn: the list of live tasks, destroyed with the loop.
   void attach(detail::TaskState& task) noexcept;
   void detach(detail::TaskState& task) noexcept;
+  // For wait_idle(): the waiters woken once the loop is idle but for them.
+  detail::IntrusiveList<detail::Waiter>& idle_waiters() noexcept { return idle_waiters_; }
 
  private:
   struct Handler {
@@ -160,6 +167,7 @@ class Loop {
 
   void fire_due_timers();
   void run_ready();
+  void wake_idle_waiters();
   void poll(TimePoint wait_limit, bool block_when_idle);
   void take_threadsafe_callbacks();
 
@@ -174,7 +182,8 @@ class Loop {
   size_t keep_alive_ = 0;
 
   detail::IntrusiveList<detail::TaskState> tasks_;  // live spawned tasks
-  std::vector<IoHandler> removed_;                  // handlers removed while handlers were running
+  detail::IntrusiveList<detail::Waiter> idle_waiters_;
+  std::vector<IoHandler> removed_;  // handlers removed while handlers were running
 
   Loop* previous_;  // the thread's current loop before this one
   int wake_fd_;

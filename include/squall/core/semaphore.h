@@ -2,6 +2,7 @@
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
 #include <utility>
 
 #include "squall/core/detail/intrusive_list.h"
@@ -44,35 +45,35 @@ class Semaphore {
   [[nodiscard]] Awaiter acquire(Timeout timeout = {}) {
     return Awaiter(*this, deadline_after(timeout));
   }
-  // Gives one unit back: straight to the longest waiter if there is one.
+  // Gives one unit back: straight to the longest waiter if there is one. InvalidStateError,
+  // changing nothing, if that would raise a BoundedSemaphore above its initial value (also
+  // when it is released through a Semaphore&).
   void release() {
     if (detail::Waiter* w = waiters_.pop_front()) {
       w->wake();
-    } else {
+    } else if (value_ < bound_) {
       ++value_;
+    } else {
+      throw InvalidStateError("BoundedSemaphore.release: released too many times");
     }
   }
 
  protected:
-  size_t value_;
+  Semaphore(size_t value, size_t bound) noexcept : value_(value), bound_(bound) {}
 
  private:
+  size_t value_;
+  size_t bound_ = static_cast<size_t>(-1);  // the most value_ may reach
   detail::IntrusiveList<detail::Waiter> waiters_;
 };
 
 // A semaphore that refuses to be released above its initial value: releasing more often than
-// acquiring is a bug, reported as InvalidStateError instead of silently raising the limit.
+// acquiring is a bug, reported as InvalidStateError instead of silently raising the limit
+// (gevent's BoundedSemaphore raises ValueError). The bound lives in the Semaphore itself, so
+// every release is checked, whether the caller holds a BoundedSemaphore or a Semaphore&.
 class BoundedSemaphore : public Semaphore {
  public:
-  explicit BoundedSemaphore(size_t value = 1) noexcept : Semaphore(value), initial_(value) {}
-  void release() {
-    if (value_ >= initial_)
-      throw InvalidStateError("BoundedSemaphore.release: released too many times");
-    Semaphore::release();
-  }
-
- private:
-  size_t initial_;
+  explicit BoundedSemaphore(size_t value = 1) noexcept : Semaphore(value, value) {}
 };
 
 }  // namespace squall

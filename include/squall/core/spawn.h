@@ -4,6 +4,7 @@
 //   co_await h.join(5s);                  // true if it finished within 5 s
 //   h.kill();                             // CancelledError at its current suspension point
 //   std::string page = co_await h;        // its value, or its exception rethrown
+//   auto later = spawn_later(2s, retry());  // first runs 2 s from now
 //
 // Handles belong to the loop's thread. A spawned task keeps running when every handle is gone;
 // if it then fails and nobody retrieved its exception, the error is logged, never lost.
@@ -66,7 +67,7 @@ class JoinAwaiter : public Waiter, public Link {
   }
 
  private:
-  void on_done(TaskState&) noexcept override { wake(); }
+  void on_ready() noexcept override { wake(); }
   void on_cancel() noexcept override { ListHook<Link>::unlink(); }
   void on_timeout() noexcept override {
     ListHook<Link>::unlink();
@@ -79,6 +80,15 @@ class JoinAwaiter : public Waiter, public Link {
 void run_until_done(Loop& loop, TaskState& task, Timeout timeout);
 void add_done_callback(TaskState& task, std::function<void()> fn);
 
+}  // namespace detail
+
+template <class T>
+class TaskHandle;
+
+namespace detail {
+// Starts `task` on `loop` at monotonic time `at` (TimePoint::min(): on the next iteration).
+template <class T>
+TaskHandle<T> spawn_at(TimePoint at, Task<T> task, Loop& loop);
 }  // namespace detail
 
 // A spawned task, whatever its value type: what wait(), iwait() and joinall() work with.
@@ -95,8 +105,20 @@ class AnyTaskHandle {
 
   // Delivers `error` (by default CancelledError) at the task's current suspension point,
   // or at its next one if the current wait has already completed; the task may catch it to
-  // clean up. A task that has not started never runs. Killing a finished task does nothing.
-  // Returns at once: join() to wait for the task to end.
+  // clean up. A task that has not started (spawned, or spawn_later's delay still running)
+  // never runs, and is done at once. Killing a finished task does nothing; of two kills
+  // before the task runs again, the first is delivered. Returns at once: join() to wait for
+  // the task to end (gevent's kill(block=False)).
+  //
+  // gevent's kill(greenlet, exception=GreenletExit), with two differences. A task that ends
+  // with CancelledError (the default kill) was cancelled: it is never logged, as a greenlet
+  // that ends with GreenletExit is never reported, but it is not successful() and awaiting
+  // it rethrows the CancelledError (where gevent calls it successful and get() returns the
+  // GreenletExit), so no value is made up. Any other exception (kill(make_exception_ptr(
+  // MyError(...)))) ending the task is a failure like one the task threw itself: its
+  // exception(), rethrown by co_await, and logged if nobody retrieves it, as gevent's hub
+  // reports every exception but GreenletExit. Throw a subclass of CancelledError to give a
+  // reason without making it a failure.
   void kill(std::exception_ptr error = nullptr) const;
 
   // `co_await h.join(timeout)`: waits until the task finishes or the time limit passes;
@@ -106,9 +128,17 @@ class AnyTaskHandle {
     return detail::JoinAwaiter(state_, deadline_after(timeout));
   }
 
-  // Runs `fn` on the loop once the task is done (soon, if it already is): gevent's rawlink.
+  // Runs `fn` on the loop once the task is done (soon, if it already is): gevent's link.
   void add_done_callback(std::function<void()> fn) const {
     detail::add_done_callback(*state_.get(), std::move(fn));
+  }
+
+  // What makes a handle Waitable (see wait.h): `link` runs when the task finishes. Returns
+  // false, linking nothing, if it already has.
+  bool rawlink(detail::Link& link) const noexcept {
+    if (state_->done()) return false;
+    state_->link(link);
+    return true;
   }
 
   bool operator==(const AnyTaskHandle& other) const noexcept { return state_ == other.state_; }
@@ -157,12 +187,23 @@ class TaskHandle : public AnyTaskHandle {
 
  private:
   template <class U>
-  friend TaskHandle<U> spawn(Task<U> task, Loop& loop);
+  friend TaskHandle<U> detail::spawn_at(TimePoint at, Task<U> task, Loop& loop);
   explicit TaskHandle(detail::TaskRef state) noexcept : AnyTaskHandle(std::move(state)) {}
   detail::TypedTaskState<T>& typed() const {
     return static_cast<detail::TypedTaskState<T>&>(*state_.get());
   }
 };
+
+template <class T>
+TaskHandle<T> detail::spawn_at(TimePoint at, Task<T> task, Loop& loop) {
+  auto frame = task.root_frame();
+  auto* state = new detail::TypedTaskState<T>(loop);
+  detail::TaskRef ref(state);
+  task.release();
+  frame.promise().set_root(state);
+  state->start(frame, at);
+  return TaskHandle<T>(std::move(ref));
+}
 
 // Starts `task` on `loop` (the current loop by default): it first runs on the loop's next
 // iteration, after the callbacks already queued, as gevent's spawn does. InvalidStateError,
@@ -170,18 +211,26 @@ class TaskHandle : public AnyTaskHandle {
 // was already awaited.
 template <class T>
 TaskHandle<T> spawn(Task<T> task, Loop& loop) {
-  auto frame = task.root_frame();
-  auto* state = new detail::TypedTaskState<T>(loop);
-  detail::TaskRef ref(state);
-  task.release();
-  frame.promise().set_root(state);
-  state->start(frame);
-  return TaskHandle<T>(std::move(ref));
+  return detail::spawn_at(TimePoint::min(), std::move(task), loop);
 }
 
 template <class T>
 TaskHandle<T> spawn(Task<T> task) {
   return spawn(std::move(task), Loop::current());
+}
+
+// gevent's spawn_later: as spawn, but the task first runs once `delay` has passed (a timer on
+// the loop, which counts as pending work meanwhile; a delay <= 0 starts it as spawn does). A
+// kill before then means it never runs, and the handle is done at once.
+template <class T>
+TaskHandle<T> spawn_later(Duration delay, Task<T> task, Loop& loop) {
+  TimePoint at = delay <= Duration::zero() ? TimePoint::min() : Clock::now() + delay;
+  return detail::spawn_at(at, std::move(task), loop);
+}
+
+template <class T>
+TaskHandle<T> spawn_later(Duration delay, Task<T> task) {
+  return spawn_later(delay, std::move(task), Loop::current());
 }
 
 // Runs the current loop until `task` finishes and returns its value, or rethrows its

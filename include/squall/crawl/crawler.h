@@ -6,7 +6,8 @@
 //   Crawler crawler(options);
 //   CrawlSummary summary = co_await crawler.run();
 //
-// The demo's behaviour is kept: everything beneath the start URL (scope Prefix), fragments
+// The demo's behaviour is kept: everything beneath the start URL's directory (scope Prefix, as
+// wget -np: "http://h/a/index.html" covers "http://h/a/"), fragments
 // removed, each URL fetched once, N workers, a total time limit, and at the end of a finished
 // crawl every URL taken into work finished. Beyond it:
 // - URLs resolved and normalised by the WHATWG parser (with <base href>); links from the
@@ -14,8 +15,16 @@
 //   is parsed; rel=nofollow and <meta name=robots> nofollow respected unless told otherwise.
 // - Scope (prefix, host, registrable domain, any), include/exclude patterns, depth and page
 //   limits, a per-page size limit.
+// - Sitemaps (sitemap.h): those robots.txt names and /sitemap.xml of each start host, read as
+//   they arrive (index files up to kMaxSitemapIndexDepth deep), feed the frontier within scope;
+//   one sitemap is fetched at a time, after the host's robots.txt and by its rules (within the
+//   client's per-host connection limit, but not spaced by the host's delay), each once per
+//   crawl (a resumed crawl does not read them again).
 // - Politeness: robots.txt fetched once per host and cached for its lifetime (RFC 9309's
-//   status rules), Crawl-delay honoured, per-host concurrency and delay (Politeness); work
+//   status rules), Crawl-delay honoured; a robots.txt that cannot be fetched (no answer, 429,
+//   5xx) means the site is unavailable, not that it disallows: it is tried again with the retry
+//   backoff, and a host given up on keeps its URLs queued in the state for a later run,
+//   nothing about the failure stored; per-host concurrency and delay (Politeness); work
 //   handed out by host readiness (Frontier), so a waiting host never holds a worker.
 // - Failures: 599, 429 and 5xx retried with exponential backoff (Retry-After honoured, in
 //   seconds or as a date); a URL still failing after the last try is recorded as failed with
@@ -23,6 +32,9 @@
 // - State in SQLite (CrawlStore): stopped in any way and started again with the same state
 //   file, the crawl resumes; nothing stored is fetched again, nothing is lost. The JSON lines
 //   and WARC outputs are cut back to what the state file had committed, so no record repeats.
+//   One state per crawl: the file records the crawl's identity (start URLs and the options that
+//   shape the frontier) and the outputs it writes, and a run that does not match is refused
+//   (unless `fresh`); one process per state file (CrawlStore's lock).
 // - Bounded memory: the frontier keeps at most frontier_memory URLs in memory (the rest wait
 //   in SQLite), the seen set costs 16 bytes a URL.
 #pragma once
@@ -39,6 +51,9 @@
 
 #include "squall/core/task.h"
 #include "squall/core/time.h"
+#include "squall/http/cookie_jar.h"
+#include "squall/http/message.h"
+#include "squall/http/proxy.h"
 #include "squall/url/url.h"
 
 namespace squall {
@@ -49,15 +64,25 @@ enum class CrawlScope { Prefix, Host, Domain, Any };
 struct CrawledPage {
   std::string url;        // as queued
   std::string final_url;  // after redirects
-  int status = 0;         // 0 when no response came
+  int status = 0;         // 599 when no response came (Tornado's and pyspider's convention)
   int depth = 0;
   std::string parent;
   std::string content_type;
-  uint64_t length = 0;
+  uint64_t length = 0;  // body bytes, decoded
   double elapsed_ms = 0;
   int links = 0;      // links taken into the crawl or already known
   std::string error;  // why it failed; empty on success
+  // With status 599, the kind of failure (error_kind_name: "timeout", "connect", "resolve",
+  // "tls", "closed", "protocol", "too large", ...); empty otherwise.
+  std::string error_kind;
   bool html = false;
+  std::optional<std::string> title;        // the first <title> of an HTML page (2xx)
+  std::vector<std::string> redirects;      // the URLs that redirected, in order, before final_url
+  std::optional<uint64_t> content_length;  // the Content-Length field as sent
+  std::string last_modified, etag;         // the fields as sent; empty when absent
+  // With CrawlerOptions::jsonl_links: every http(s) link of the page, resolved, without its
+  // fragment, each once, in document order.
+  std::vector<std::string> outlinks;
 };
 
 struct CrawlerOptions {
@@ -66,8 +91,13 @@ struct CrawlerOptions {
   std::vector<std::string> include;  // ECMAScript regexes; a URL must match one (if any given)
   std::vector<std::string> exclude;  // a URL matching one is not crawled
   std::optional<int> max_depth;      // start URLs are depth 0
+  // Pages fetched (done or given up) in the whole crawl, resumes included; exactly this many
+  // when the site has them.
   std::optional<uint64_t> max_pages;
   size_t max_page_size = size_t{10} << 20;  // body bytes; a larger page fails (too large)
+  // The decompression-bomb guard's ratio (HttpRequest::max_decode_ratio; unset: the client's
+  // default, 0: off). A page it stops fails with the error kind "decompression bomb".
+  std::optional<uint32_t> max_decode_ratio;
 
   size_t concurrency = 10;  // fetches in flight (workers)
   size_t per_host = 2;      // fetches in flight per host
@@ -81,8 +111,24 @@ struct CrawlerOptions {
   Duration request_timeout = std::chrono::seconds(20);
   Duration connect_timeout = std::chrono::seconds(10);
 
+  // What every request carries, robots.txt included: extra fields, a Cookie value, cookies
+  // from a cookie file (where they match), the proxy for its URL, and the TLS trust.
+  http::Headers headers;
+  std::string cookie;
+  http::CookieJar cookie_jar;
+  http::ProxySettings proxies;
+  bool validate_cert = true;
+  std::string ca_certs;  // a CA bundle (PEM) instead of the system's store
+
   std::filesystem::path state = "crawl.db";
-  std::string jsonl;                // a file, "-" for stdout, empty for none
+  // Start over: whatever the state file and the outputs held is dropped.
+  bool fresh = false;
+  std::string jsonl;         // a file, "-" for stdout, empty for none
+  bool jsonl_links = false;  // keep each page's links (CrawledPage::outlinks)
+  // Read the start hosts' sitemaps (their robots.txt Sitemap: lines and /sitemap.xml) and take
+  // the URLs they list that are in scope, at depth 1. Off in the library (a program asks for
+  // it); `squall crawl` turns it on unless --no-sitemaps, as wget2's --follow-sitemaps is.
+  bool sitemaps = false;
   std::filesystem::path warc;       // empty for none
   size_t frontier_memory = 100000;  // queued URLs kept in memory
 
@@ -96,15 +142,24 @@ struct CrawlerOptions {
 };
 
 struct CrawlSummary {
-  uint64_t fetched = 0;  // pages with a final response this run (404s too; 429 and 5xx fail)
-  uint64_t failed = 0;   // URLs given up this run: no response, or 429/5xx after the last try
-  uint64_t skipped = 0;  // disallowed by robots.txt this run
+  // A host whose robots.txt could not be fetched: its URLs stay queued for a later run.
+  struct Unavailable {
+    std::string host;     // host:port
+    std::string kind;     // "connect", "tls", "HTTP 503", ...
+    std::string message;  // what the last try got
+  };
+
+  uint64_t fetched = 0;    // pages with a final response this run (404s too; 429 and 5xx fail)
+  uint64_t succeeded = 0;  // of them, 2xx (after redirects)
+  uint64_t failed = 0;     // URLs given up this run: no response, or 429/5xx after the last try
+  uint64_t skipped = 0;    // disallowed by robots.txt this run
   uint64_t retried = 0;
   uint64_t bytes = 0;
   uint64_t queued_left = 0;                // URLs still waiting (after a timeout or stop)
   uint64_t seen = 0;                       // URLs the crawl knows, all runs
   std::map<int, uint64_t> statuses;        // final responses by status, failed ones too
   std::map<std::string, uint64_t> errors;  // by kind ("timeout", "connect", "HTTP 503", ...)
+  std::vector<Unavailable> unavailable;
   std::vector<std::pair<std::string, double>> slowest_hosts;  // host, mean ms per fetch
   double seconds = 0;
   bool timed_out = false;  // the time limit ended it
@@ -128,8 +183,10 @@ class Crawler {
   Crawler& operator=(const Crawler&) = delete;
 
   // Runs the crawl to its end: everything in scope fetched, the page limit reached, the time
-  // limit passed, or stop() called. Throws squall::Error when the state or outputs cannot be
-  // opened.
+  // limit passed, or stop() called; the state file is closed (and unlocked) when it returns.
+  // Throws InvalidArgumentError when the state file belongs to another crawl or an output file
+  // holds another crawl's records (both name the file and say what to pass), and squall::Error
+  // when the state or outputs cannot be opened or the state is in use by another process.
   [[nodiscard]] Task<CrawlSummary> run();
   // Ends the crawl soon: no new fetches; those in flight are abandoned and stay queued in the
   // state file for the next run. Safe to call from a signal-handling callback on the loop.

@@ -6,12 +6,16 @@
 //   if (auto offset = out.offset()) store.set_meta("jsonl_offset", std::to_string(*offset));
 //
 // Each line is {"url", "final_url", "status", "depth", "parent", "content_type", "length",
-// "fetched_at", "elapsed_ms", "links", "error"} in that order: parent and error are null when
-// empty, fetched_at is UTC with milliseconds ("2026-11-29T23:01:02.345Z"), elapsed_ms has three
-// decimals. Strings go through append_json_string, so every line parses whatever bytes a server
-// sent. A file is appended to; offset() after flush() is a line boundary, which the crawler
-// stores to truncate back to on resume (as it does for WARC). Writes are buffered stdio, on the
-// calling thread; a writer is used by one thread at a time.
+// "fetched_at", "elapsed_ms", "links", "error", "error_kind", "title", "redirects",
+// "content_length", "last_modified", "etag"} in that order, and "outlinks" last when the writer
+// was opened with `links` (CrawledPage says what each holds). parent, error, error_kind, title,
+// content_length, last_modified and etag are null when absent; redirects and outlinks are arrays
+// of URLs; fetched_at is UTC with milliseconds ("2026-11-29T23:01:02.345Z"), elapsed_ms has three
+// decimals. A fetch that got no HTTP status has status 599 and its error_kind. Strings go through
+// append_json_string, so every line parses whatever bytes a server sent. A file is appended to;
+// offset() after flush() is a line boundary, which the crawler stores to truncate back to on resume
+// (as it does for WARC). Writes are buffered stdio, on the calling thread; a writer is used by one
+// thread at a time.
 #pragma once
 
 #include <cstdint>
@@ -26,9 +30,10 @@ namespace squall {
 
 class JsonLinesWriter {
  public:
-  // Opens `path` for appending (created if missing), or takes standard output for "-". Throws
-  // squall::Error (kind System) naming the path when it cannot be opened.
-  static JsonLinesWriter open(const std::string& path);
+  // Opens `path` for appending (created if missing), or takes standard output for "-"; with
+  // `links` each line ends with the page's outlinks. Throws squall::Error (kind System) naming
+  // the path when it cannot be opened.
+  static JsonLinesWriter open(const std::string& path, bool links = false);
 
   JsonLinesWriter(JsonLinesWriter&& other) noexcept;
   JsonLinesWriter& operator=(JsonLinesWriter&& other) noexcept;
@@ -45,11 +50,13 @@ class JsonLinesWriter {
   std::optional<uint64_t> offset() const;
 
  private:
-  JsonLinesWriter(std::FILE* file, bool owned) noexcept : file_(file), owned_(owned) {}
+  JsonLinesWriter(std::FILE* file, bool owned, bool links) noexcept
+      : file_(file), owned_(owned), links_(links) {}
   void close() noexcept;
 
   std::FILE* file_ = nullptr;
   bool owned_ = false;  // opened here, closed here; false for standard output
+  bool links_ = false;  // write each page's outlinks
   std::string line_;    // the line being written, reused
 };
 

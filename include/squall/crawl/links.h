@@ -16,7 +16,8 @@
 // What it reports: a[href], area[href], link[href] with a crawlable rel (see LinkOptions),
 // iframe[src], frame[src], in document order, each with its rel and nofollow flag; the first
 // <base href>; <meta name=robots content> (noindex, nofollow, none); the first
-// <meta charset> or <meta http-equiv=content-type content="...charset=...">.
+// <meta charset> or <meta http-equiv=content-type content="...charset=...">; the text of the first
+// <title>.
 //
 // Where it knowingly differs from a full HTML5 parser (tree construction, which gumbo and
 // browsers run on top of tokenization):
@@ -105,6 +106,8 @@ class LinkExtractor {
  public:
   // The most bytes of kept attribute values one tag may hold; beyond it the tag is dropped.
   static constexpr size_t kMaxTagBytes = 64 * 1024;
+  // The most bytes of <title> text kept; the rest is dropped.
+  static constexpr size_t kMaxTitleBytes = 4096;
 
   explicit LinkExtractor(LinkOptions options = {});
   ~LinkExtractor();
@@ -132,6 +135,11 @@ class LinkExtractor {
   // The encoding finish() decoded the page with, by its canonical name ("UTF-8",
   // "windows-1252", or the label as given to iconv).
   const std::string& encoding() const noexcept;
+  // The text of the page's first <title> after finish(), as document.title gives it: decoded
+  // from the page's encoding, character references resolved (by the attribute rules, so
+  // "&copyx" stays as written), ASCII whitespace stripped and each inner run of it one space;
+  // nullopt when the page has no <title>. At most kMaxTitleBytes of the page's bytes are read.
+  const std::optional<std::string>& title() const noexcept;
 
  private:
   std::unique_ptr<detail::LinkTokenizer> impl_;

@@ -4,7 +4,7 @@
 //   Politeness politeness(frontier, {.user_agent = "squall-crawler/1.0"});
 //   politeness.meet(host, url);  // before the host's URL is pushed to the frontier
 //   frontier.push(host, crawl_url);
-//   while (auto due = politeness.next_robots()) {
+//   while (auto due = politeness.next_robots(now)) {
 //     const Url* robots = politeness.robots_fetch_started(*due);
 //     ... fetch *robots ...;
 //     politeness.robots_fetched(*due, RobotsPolicy::from_response(status, body), now);
@@ -67,9 +67,11 @@ class Politeness {
   // the origin of `url`, is put on the list for next_robots().
   void meet(const std::string& host, const Url& url);
 
-  // The next host whose robots.txt is waiting to be fetched, taken off the list; nothing when
-  // none is.
-  std::optional<std::string> next_robots();
+  // The next host whose robots.txt is waiting to be fetched at `now` (met, or due for a retry),
+  // taken off the list; nothing when none is.
+  std::optional<std::string> next_robots(TimePoint now);
+  // When the earliest robots.txt retry is due; nothing when none waits.
+  std::optional<TimePoint> next_robots_retry() const;
   // Whether the robots.txt of `host` has outlived its policy at `now`: it is to be fetched again
   // before the host's next page. False when robots.txt is not obeyed.
   bool robots_expired(const std::string& host, TimePoint now) const;
@@ -81,8 +83,20 @@ class Politeness {
   // response came): the host's rules for the user agent apply from now, its Crawl-delay goes to
   // the frontier, its robots.txt expires after the policy's refresh_after(), and it is released.
   void robots_fetched(const std::string& host, const RobotsPolicy& policy, TimePoint now);
-  // Whether some robots.txt is waiting or being fetched: the crawl is not over while one is.
-  bool robots_pending() const noexcept { return !robots_todo_.empty() || robots_fetching_ > 0; }
+  // The fetch got no answer, or 429 or 5xx: the site is unreachable, which is not a "disallow"
+  // (RFC 9309 section 2.3.1.3). A host with rules from an earlier fetch keeps them (section
+  // 2.3.1.4) until RobotsPolicy::kUnreachableRetry from `now`. Otherwise, with `retry_at` the
+  // fetch goes back on the list for then and the host stays held; without it the host is
+  // unavailable: held for the rest of the crawl, and unavailable() says so.
+  void robots_unreachable(const std::string& host, std::optional<TimePoint> retry_at,
+                          TimePoint now);
+  // Whether robots_unreachable() gave up on `host`: none of its URLs is to be fetched.
+  bool unavailable(const std::string& host) const;
+  // Whether some robots.txt is waiting, due for a retry or being fetched: the crawl is not over
+  // while one is.
+  bool robots_pending() const noexcept {
+    return !robots_todo_.empty() || !robots_retries_.empty() || robots_fetching_ > 0;
+  }
 
   // Whether `url` of `host` may be fetched, and the rule that decided (owned by this, valid
   // until the host's robots.txt is fetched again). Always allowed when robots.txt is not obeyed
@@ -98,7 +112,7 @@ class Politeness {
   std::vector<std::pair<std::string, double>> slowest_hosts(size_t n) const;
 
  private:
-  enum class Robots : uint8_t { Unknown, Pending, Known };
+  enum class Robots : uint8_t { Unknown, Pending, Known, Unavailable };
   struct Host {
     Robots robots = Robots::Unknown;
     std::optional<Url> robots_url;
@@ -115,6 +129,8 @@ class Politeness {
   PolitenessOptions options_;
   std::unordered_map<std::string, Host> hosts_;
   std::deque<std::string> robots_todo_;
+  // (due, host) of robots.txt fetches to try again; a handful at most, so a vector.
+  std::vector<std::pair<TimePoint, std::string>> robots_retries_;
   size_t robots_fetching_ = 0;
 };
 

@@ -14,6 +14,13 @@
 // resume, so nothing stored is fetched twice and nothing is lost. WAL mode: readers such as the
 // sqlite3 shell can look inside while a crawl runs. Errors are squall::Error (kind System)
 // quoting SQLite's message and the file.
+//
+// One process per state file: open() takes an exclusive advisory lock (flock) on the file and
+// keeps it until the store is destroyed, so a second crawl on the same file refuses at once
+// instead of interleaving its outputs with the first one's. SQLite's own locks cover only the
+// database, not the JSON lines and WARC files a crawl appends to beside it. flock and SQLite's
+// POSIX record locks are independent on Linux, and the lock's descriptor is closed only after
+// SQLite has closed the file, so it never drops SQLite's locks.
 #pragma once
 
 #include <cstdint>
@@ -66,8 +73,11 @@ struct StoreCounts {
 
 class CrawlStore {
  public:
-  // Opens or creates the state file. Throws squall::Error naming the file when SQLite cannot.
-  static CrawlStore open(const std::filesystem::path& path);
+  // Opens or creates the state file and locks it. With `start_over`, whatever the file held is
+  // dropped first (under the lock), as if it had not existed. Throws squall::Error naming the
+  // file when it cannot be opened (kind System) or another process holds its lock (kind
+  // InvalidState).
+  static CrawlStore open(const std::filesystem::path& path, bool start_over = false);
   CrawlStore(CrawlStore&&) noexcept;
   CrawlStore& operator=(CrawlStore&&) noexcept;
   ~CrawlStore();  // commits what is pending

@@ -29,15 +29,18 @@
 //     hold: exceeding one is a clean 599 error (kind TooLarge) and the connection is dropped.
 //
 // Beyond Tornado's simple client: keep-alive connections pooled per (scheme, host, port,
-// proxy, TLS settings) with a per-host limit and an idle timeout (ConnectionPool, pool.h); an
+// proxy, TLS settings) with a per-host limit and an idle timeout (ConnectionPool, pool.h), each
+// looked at before reuse so that one the server closed while idle is replaced, not tried; an
 // idempotent request is retried once on a new connection when a pooled one turns out to have been
-// closed by the server before answering; bodies from memory or from a producer coroutine (chunked
-// when no Content-Length is given); Expect: 100-continue; responses framed by Content-Length,
-// chunked (with trailers) or close, HEAD/204/304 without bodies, 1xx skipped; a
-// streaming_callback that gets body bytes as they arrive (nothing is buffered); redirects
-// (301/302/303 turn into GET without a body, 307/308 keep method and body; Authorization and
-// Cookie dropped when the host changes; only http and https targets; the chain kept on the
-// response); basic auth; revalidation helpers.
+// closed by the server before answering, and a request that cannot be resent (a method that is
+// not idempotent, a body from a producer) always opens a new connection, as curl does, so a
+// server closing the kept-alive connection after a 307 or 308 cannot fail it; bodies from memory
+// or from a producer coroutine (chunked when no Content-Length is given); Expect: 100-continue;
+// responses framed by Content-Length, chunked (with trailers) or close, HEAD/204/304 without
+// bodies, 1xx skipped; a streaming_callback that gets body bytes as they arrive (nothing is
+// buffered); redirects (301/302/303 turn into GET without a body, 307/308 keep method and body;
+// Authorization and Cookie dropped when the host changes; only http and https targets; the chain
+// kept on the response); basic auth; revalidation helpers.
 //
 // Timeouts: connect_timeout bounds resolving and connecting (and the TLS handshake);
 // request_timeout bounds one exchange from the moment it leaves the queue (connection included)
@@ -66,6 +69,7 @@
 #include "squall/core/task.h"
 #include "squall/core/time.h"
 #include "squall/http/message.h"
+#include "squall/http/wire_capture.h"
 #include "squall/url/url.h"
 
 namespace squall {
@@ -85,9 +89,10 @@ class HttpClient;
 class BodyWriter {
  public:
   // The client makes one per request over the connection's stream: chunked, or bounded by
-  // `length` (the request's Content-Length).
-  BodyWriter(Stream& stream, bool chunked, std::optional<uint64_t> length) noexcept
-      : stream_(&stream), chunked_(chunked), length_(length) {}
+  // `length` (the request's Content-Length); what it writes goes to `capture` too, if set.
+  BodyWriter(Stream& stream, bool chunked, std::optional<uint64_t> length,
+             WireCapture* capture = nullptr) noexcept
+      : stream_(&stream), chunked_(chunked), length_(length), capture_(capture) {}
 
   [[nodiscard]] Task<void> write(std::string_view bytes);
   // Bytes the producer has written so far.
@@ -97,6 +102,7 @@ class BodyWriter {
   Stream* stream_;
   bool chunked_;
   std::optional<uint64_t> length_;
+  WireCapture* capture_;
   uint64_t written_ = 0;
 };
 
@@ -159,6 +165,10 @@ struct HttpRequest {
   // unknown coding or bad data is a 599 (kind Protocol, cause a DecodeError), and the decoded
   // size is bounded by max_body_size, so a decompression bomb is a 599 of kind TooLarge.
   std::optional<bool> decompress_response;
+  // The decompression-bomb guard (decode.h's RatioGuard), for streamed bodies above all: a body
+  // that decodes to more than 16 MiB at more than this many bytes per byte received is a 599 of
+  // kind TooLarge whose cause is a DecodeError with ratio_exceeded(). Default: 200; 0: off.
+  std::optional<uint32_t> max_decode_ratio;
   // Default: "squall/1.0". Empty in both request and defaults: the built-in default.
   std::optional<std::string> user_agent;
 
@@ -202,6 +212,11 @@ struct HttpRequest {
 
   // Throw HttpError for non-2xx and failures (true), or return the response with `error` set.
   bool raise_error = true;
+
+  // Receives the bytes of each exchange as they cross the wire (wire_capture.h); null: none.
+  // With a capture, bodies are read through the framing loop rather than straight into the
+  // response. Must outlive the fetch.
+  WireCapture* capture = nullptr;
 
   // Per-request overrides of the client's limits (ClientOptions).
   std::optional<size_t> max_header_size;

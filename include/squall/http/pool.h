@@ -13,8 +13,12 @@
 // open on the server), closed after idle_timeout by one timer for the whole pool, and at most
 // max_idle are kept in all (the oldest are closed first).
 //
-// The pool cannot see that a server closed an idle connection until it is used: the client
-// retries an idempotent request once when that happens (see client.h).
+// checkout() looks at an idle connection before handing it out (Stream::check_idle: a read
+// only when the loop saw the socket readable since), so one the server closed while it sat
+// idle is closed and the next one, or a new one, is given instead. A server may still close
+// a connection after that look, its FIN on the way: the client resends an idempotent request
+// once when that happens, and never puts a request it cannot resend on an idle connection
+// (see client.h).
 //
 // Threads: a pool belongs to the loop it was made on.
 #pragma once

@@ -63,7 +63,7 @@
 namespace squall::http {
 
 namespace detail {
-class Connection;
+class Exchange;
 struct ServerShared;
 struct WorkerState;
 }  // namespace detail
@@ -77,6 +77,8 @@ struct AccessLogEntry {
   int status = 0;
   uint64_t bytes = 0;   // body bytes sent (what GET would have sent, for HEAD: see bytes_written)
   Duration duration{};  // from the end of the request head to the end of the response
+  std::string_view referer;     // the Referer field, empty if none
+  std::string_view user_agent;  // the User-Agent field, empty if none
 };
 
 struct HttpServerOptions {
@@ -174,10 +176,10 @@ class ServerRequest {
   const Headers& trailers() const noexcept;
 
  private:
-  friend class detail::Connection;
+  friend class detail::Exchange;
   ServerRequest() = default;
 
-  detail::Connection* conn_ = nullptr;
+  detail::Exchange* exchange_ = nullptr;
   std::string_view method_, target_, path_, query_;
   Version version_;
   std::span<HeaderView> fields_;
@@ -237,10 +239,10 @@ class ServerResponse {
   uint64_t bytes_written() const noexcept { return bytes_written_; }
 
  private:
-  friend class detail::Connection;
+  friend class detail::Exchange;
   ServerResponse() = default;
 
-  detail::Connection* conn_ = nullptr;
+  detail::Exchange* exchange_ = nullptr;
   int status_ = 200;
   std::string reason_;
   Headers headers_;
@@ -283,15 +285,19 @@ class HttpServer {
 
 // N threads, each with its own Loop and HttpServer, all listening on one address with
 // SO_REUSEPORT, so the kernel spreads connections across cores (share-nothing: a handler runs
-// on the thread of its connection). `make_handler` runs once on each worker thread.
+// on the thread of its connection). `make_handler` runs once on each worker thread. The port
+// is this process's alone: one worker binds without SO_REUSEPORT, several first make a
+// PortClaim (port_claim.h), so a port another process listens on is an "address already in
+// use" error, never a port shared with it.
 //
 // Threads: every member may be called from any one controlling thread (not from a worker).
 // The workers block SIGINT and SIGTERM, so that run_until_signal()'s thread receives them.
 class HttpWorkers {
  public:
   // Starts `workers` threads and returns once all listen. Port 0 picks one ephemeral port
-  // shared by all. Throws the first worker's listen error (after stopping the others), or
-  // InvalidArgumentError for zero workers.
+  // shared by all. Throws NetError with EADDRINUSE when another process listens on the port,
+  // the first worker's listen error (after stopping the others), or InvalidArgumentError for
+  // zero workers.
   HttpWorkers(size_t workers, const Address& address, std::function<Handler()> make_handler,
               HttpServerOptions options = {});
   HttpWorkers(const HttpWorkers&) = delete;

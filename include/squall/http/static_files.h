@@ -14,9 +14,20 @@
 //     malformed Range, more ranges than max_ranges, or an If-Range that does not match the
 //     current ETag or date is ignored (the whole file, 200), as the RFC allows;
 //   - a directory: redirected (301) to the same path with a trailing '/', then its index file
-//     (index.html); no listing, 404 without an index;
-//   - 404 for what does not exist (or lies outside the prefix), 403 for anything else it will
-//     not serve (not a regular file, no permission).
+//     (index.html); without an index, a listing with list_directories (directory_listing.h),
+//     else 404;
+//   - 404 for what does not exist (or lies outside the prefix), and for hidden paths (a
+//     segment starting with '.': .git/, .env) unless dotfiles is set; 403 for anything else it
+//     will not serve (not a regular file, no permission);
+//   - with compress, text types (content_negotiation.h) in a content coding the client accepts
+//     (zstd or gzip, by its Accept-Encoding weights, zstd first when it weighs them alike): a
+//     precompressed sibling (name.zst, name.gz) when one exists and is not older than the file,
+//     as nginx's gzip_static, else compressed on the fly for files up to max_compress_size,
+//     sent only if smaller. Such responses carry Vary: Accept-Encoding (identity ones too),
+//     Content-Encoding, and an ETag of their own (the encoded bytes' size and time, then
+//     "-gzip" or "-zstd"), so caches and If-None-Match never mix encodings. A Range request
+//     is answered from the file itself, uncompressed, so byte offsets always mean the same
+//     bytes.
 //
 // No way out of the root. The path is checked before it is decoded and after: an encoded
 // slash or backslash (%2F, %5C), a '..' segment in any spelling (%2e%2e), a backslash and a NUL
@@ -64,6 +75,15 @@ struct StaticOptions {
   // Confine opens with openat2 where the kernel has it; false always uses the real-path check
   // (for kernels or sandboxes that refuse openat2, and to test that check).
   bool kernel_confinement = true;
+  // Serve hidden paths (hidden_path()); false answers them 404, as if they did not exist.
+  bool dotfiles = false;
+  // A directory without its index file answers with a listing of its entries.
+  bool list_directories = false;
+  // Compress text types for clients that accept it (see above).
+  bool compress = false;
+  // The largest file compressed on the fly (bytes; it is read and compressed in memory on the
+  // loop's thread); larger ones go out as they are unless precompressed. 0: precompressed only.
+  uint64_t max_compress_size = uint64_t{1} << 20;
 };
 
 // --- the pieces, exposed for tests ------------------------------------------------------
@@ -100,6 +120,10 @@ struct CheckedPath {
   std::string path;
 };
 CheckedPath check_static_path(std::string_view encoded);
+
+// Whether a decoded relative path ("a/.git/config") has a segment that starts with '.', other
+// than ".well-known" (RFC 8615's site metadata, which ACME and security.txt need served).
+bool hidden_path(std::string_view path) noexcept;
 
 // Whether this kernel offers openat2 with RESOLVE_BENEATH (probed once).
 bool openat2_available() noexcept;

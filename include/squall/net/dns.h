@@ -10,8 +10,8 @@
 // A lookup goes through, in order: the override map (a host:port entry, then a host entry);
 // IP literals (answered at once); the names RFC 6761 reserves ("localhost" and "*.localhost"
 // are the loopback addresses, "*.invalid" does not exist); the cache; then c-ares, which reads
-// the hosts file (/etc/hosts, or the file named by the CARES_HOSTS environment variable) and
-// then asks the DNS servers for A and AAAA records.
+// the hosts file (/etc/hosts, or the file that the CARES_HOSTS environment variable named when
+// the resolver was made) and then asks the DNS servers for A and AAAA records.
 //
 // c-ares runs on the loop: its sockets are watched by the loop's poller and its retransmission
 // timeouts sit on the loop's timer heap; no thread is started. An idle resolver (no lookup

@@ -122,6 +122,23 @@ class Stream {
   // Bytes the read buffer has room for. 0 while nothing is buffered and the stream waits for
   // the socket: an idle stream holds no buffer, and takes one again when bytes arrive.
   size_t buffer_capacity() const noexcept;
+  // Without waiting, whether an idle stream may carry another exchange: true when it is open,
+  // has nothing buffered, the peer has not ended it and a read now finds nothing to take. The
+  // read is made only when a readiness edge came since the transport was last drained (or it
+  // never was): a stream nothing was heard from costs no system call, so the answer is as
+  // fresh as the loop's last poll. What the read finds is kept as a read keeps it: the end of
+  // stream (at_eof()), a failure (the stream closes with it), bytes (buffered). Not while a read
+  // is in progress (InvalidStateError).
+  bool check_idle();
+
+  // Waits until a read may find something: returns at once when bytes are buffered, the
+  // stream is closed or at its end, or the last read did not drain the transport; otherwise at
+  // the transport's next readiness. It reads nothing (a read after it may still wait: TLS that
+  // got part of a record) and has no coroutine frame of its own, so a connection idle between
+  // requests holds neither a frame nor a buffer for it. InvalidStateError while a read is in
+  // progress. Cancellable like every wait; throws nothing else (the next read reports errors).
+  class ReadableAwaiter;
+  [[nodiscard]] ReadableAwaiter wait_readable();
 
   // --- writing ---------------------------------------------------------------------------
 
@@ -168,6 +185,17 @@ class Stream {
 
  private:
   std::unique_ptr<detail::StreamCore> core_;
+};
+
+class Stream::ReadableAwaiter final : public detail::Waiter {
+ public:
+  explicit ReadableAwaiter(detail::StreamCore& core) noexcept : core_(core) {}
+  bool await_ready() const noexcept;
+  bool await_suspend(std::coroutine_handle<> h);
+  void await_resume() { finish(); }
+
+ private:
+  detail::StreamCore& core_;
 };
 
 }  // namespace squall

@@ -10,11 +10,8 @@
 #include "squall/core/detail/frame_pool.h"
 #include "squall/core/detail/intrusive_list.h"
 #include "squall/core/detail/timer_heap.h"
+#include "squall/core/loop.h"
 #include "squall/core/time.h"
-
-namespace squall {
-class Loop;
-}
 
 namespace squall::detail {
 
@@ -69,6 +66,8 @@ class Waiter : public ListHook<Waiter>, private TimerEntry {
 
   bool woken() const noexcept { return woken_; }
   TaskState* task() const noexcept { return task_; }
+  // Its time limit is armed: it sits on the loop's timer heap.
+  bool has_time_limit() const noexcept { return TimerEntry::active(); }
 
  protected:
   // Hook for subclasses: release whatever else the wait holds, when a kill interrupts it.
@@ -90,11 +89,13 @@ class Waiter : public ListHook<Waiter>, private TimerEntry {
   bool scheduled_ = false;
 };
 
-// Something to run when a task finishes: a joiner, a wait()/iwait() slot, a done-callback.
+// Something to run once a waitable is ready (a task finished, a future has its result, an
+// event is set): a joiner, a wait()/iwait() slot, a done-callback. It runs inside whatever
+// made the object ready, so it must only record and wake, never resume a coroutine itself.
 class Link : public ListHook<Link> {
  public:
-  virtual void on_done(TaskState& task) noexcept = 0;
-  // The task went away without finishing (its loop was destroyed).
+  virtual void on_ready() noexcept = 0;
+  // The object went away without becoming ready (a task whose loop was destroyed).
   virtual void on_dropped() noexcept {}
 
  protected:
@@ -120,12 +121,13 @@ class TaskState : public ListHook<TaskState> {
   Status status() const noexcept { return status_; }
   bool done() const noexcept { return status_ == Status::Done; }
 
-  // Takes ownership of the root frame and queues its first run.
-  void start(std::coroutine_handle<> frame) noexcept;
+  // Takes ownership of the root frame and queues its first run: soon, or at `at` if given.
+  void start(std::coroutine_handle<> frame, TimePoint at = TimePoint::min());
 
   // Delivers `error` at the task's current suspension point (or its next one, if the current
-  // wait already completed). A task that has not started never runs. `source` tags the kill so
-  // a timeout scope can take back its own undelivered kill.
+  // wait already completed). A task that has not started never runs (and a delayed start is
+  // cancelled). `source` tags the kill so a timeout scope can take back its own undelivered
+  // kill.
   void kill(std::exception_ptr error, const void* source = nullptr) noexcept;
   bool kill_pending() const noexcept { return pending_ != nullptr; }
   std::exception_ptr take_pending() noexcept {
@@ -134,12 +136,17 @@ class TaskState : public ListHook<TaskState> {
   }
   const void* pending_source() const noexcept { return source_; }
 
-  // The exception the task ended with; reading it counts as handling it.
+  // The exception the task ended with; reading it counts as handling it. One nobody read is
+  // logged when the state goes away, unless it is a CancelledError (the task was cancelled,
+  // which is no failure).
   std::exception_ptr exception() noexcept {
     retrieved_ = true;
     return exception_;
   }
   bool failed() const noexcept { return exception_ != nullptr; }
+  bool ended_with(const std::exception_ptr& error) const noexcept {
+    return exception_ && exception_ == error;
+  }
   void mark_retrieved() noexcept { retrieved_ = true; }
 
   void link(Link& link) noexcept { links_.push_back(link); }
@@ -172,8 +179,8 @@ class TaskState : public ListHook<TaskState> {
   std::exception_ptr pending_;
   const void* source_ = nullptr;
   std::exception_ptr exception_;
-  std::exception_ptr kill_error_;  // what kill() delivered: ending with it is no failure to log
   IntrusiveList<Link> links_;
+  TimerHandle start_timer_;  // spawn_later's delayed first run
   uint32_t refs_ = 1;
   Status status_ = Status::Scheduled;
   bool retrieved_ = false;
