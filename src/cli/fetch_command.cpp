@@ -462,25 +462,25 @@ std::optional<Address> peer_address(std::string_view peer) {
 }
 
 // Watches one transfer on the wire: what -v prints, what -i prints, what -w counts.
-class Trace final : public http::ExchangeObserver {
+class Trace final : public http::WireCapture {
  public:
   Trace(const FetchCommand& command, Printer& printer, Transfer& transfer, std::ostream& err)
       : command_(command), printer_(printer), transfer_(transfer), err_(err) {}
 
-  void on_connection(const Stream& stream, bool reused) override {
-    auto address = peer_address(stream.peer());
+  void begin(const Url&, const Connection& connection) override {
+    auto address = peer_address(connection.peer);
     if (address) {
       transfer_.remote_ip = address->host();
       transfer_.remote_port = address->port();
     }
-    if (!reused) transfer_.num_connects++;
+    if (!connection.reused) transfer_.num_connects++;
     if (!command_.verbose) return;
-    if (reused) {
-      err_ << "* Re-using the connection to " << stream.peer() << "\n";
+    if (connection.reused) {
+      err_ << "* Re-using the connection to " << connection.peer << "\n";
       return;
     }
-    err_ << "* Connected to " << stream.peer() << "\n";
-    if (const TlsInfo* tls = stream.tls()) {
+    err_ << "* Connected to " << connection.peer << "\n";
+    if (const TlsInfo* tls = connection.tls) {
       err_ << "* TLS connection using " << tls->version << " / " << tls->cipher
            << (tls->session_reused ? " (session resumed)" : "") << "\n";
       err_ << "* ALPN: " << (tls->alpn.empty() ? "none agreed" : "server accepted " + tls->alpn)
@@ -493,12 +493,12 @@ class Trace final : public http::ExchangeObserver {
     }
   }
 
-  void on_request_head(std::string_view head) override {
+  void request_head(std::string_view head) override {
     transfer_.size_request += head.size();
     if (command_.verbose) lines('>', head);
   }
 
-  void on_response_head(std::string_view head) override {
+  void response_head(std::string_view head) override {
     transfer_.size_header += head.size();
     // "HTTP/1.1 200 OK": curl's http_version is "1.1".
     if (head.starts_with("HTTP/")) transfer_.http_version = head.substr(5, head.find(' ') - 5);
@@ -657,7 +657,7 @@ Task<Attempt> run_attempt(const Plan& plan, HttpClient& client, const std::strin
     co_return a;
   }
   Trace trace(c, printer, transfer, err);
-  request.observer = &trace;
+  request.capture = &trace;
   request.streaming_callback = [&printer](std::string_view bytes) { printer.body(bytes); };
   {
     auto parsed = Url::parse(request.url);

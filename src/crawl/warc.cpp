@@ -136,16 +136,24 @@ WarcRecorder::WarcRecorder(size_t max_response_bytes)
 
 WarcRecorder::~WarcRecorder() = default;
 
-void WarcRecorder::begin(const Url& url, std::string_view peer) {
+void WarcRecorder::begin(const Url& url, const Connection& connection) {
   WarcExchange& x = current_.emplace();
   x.url = url.dedup_key();
-  x.ip_address = peer_address(peer);
+  x.ip_address = peer_address(connection.peer);
   x.date = std::chrono::system_clock::now();
   digest_->restart();
 }
 
+void WarcRecorder::request_head(std::string_view head) {
+  sent(head);
+}
+
 void WarcRecorder::sent(std::string_view bytes) {
   if (current_) current_->request.append(bytes);
+}
+
+void WarcRecorder::response_head(std::string_view head) {
+  received(head);
 }
 
 void WarcRecorder::received(std::string_view bytes) {

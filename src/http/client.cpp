@@ -22,9 +22,13 @@ HttpError::HttpError(int code, ErrorKind kind, std::string_view message,
       response_(std::move(response)),
       cause_(std::move(cause)) {}
 
-void ExchangeObserver::on_connection(const Stream&, bool) {}
-void ExchangeObserver::on_request_head(std::string_view) {}
-void ExchangeObserver::on_response_head(std::string_view) {}
+void WireCapture::begin(const Url&, const Connection&) {}
+void WireCapture::request_head(std::string_view) {}
+void WireCapture::sent(std::string_view) {}
+void WireCapture::response_head(std::string_view) {}
+void WireCapture::received(std::string_view) {}
+void WireCapture::payload(std::string_view) {}
+void WireCapture::end(bool) {}
 
 namespace detail {
 
@@ -290,7 +294,6 @@ std::optional<Failure> first_hop(const HttpRequest& req, const Settings& s,
   hop.headers = &req.headers;
   hop.body = &req.body;
   hop.producer = req.body_producer ? &req.body_producer : nullptr;
-  hop.observer = req.observer;
   hop.capture = req.capture;
   for (const auto& h : req.headers) {
     if (!is_token(h.name) || !is_field_value(h.value))
@@ -470,8 +473,9 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
           c.stats.connections_reused++;
         }
         PooledConnection& connection = *guard.lease.connection;
-        if (hop.observer) hop.observer->on_connection(connection.stream, guard.lease.reused);
-        if (hop.capture) hop.capture->begin(hop.target.url, connection.stream.peer());
+        if (hop.capture)
+          hop.capture->begin(hop.target.url, {connection.stream.peer(), connection.stream.tls(),
+                                              guard.lease.reused});
         CaptureGuard captured{hop.capture};
         try {
           squall::detail::RollingTimeout::Armed limit(connection.exchange_limit, hop_deadline,

@@ -195,8 +195,7 @@ Task<HeadInfo> read_response_head(Stream& stream, std::span<HeaderView> storage,
                        std::to_string(stream.buffered().size()) + " bytes received)");
   }
   if (p.status != ParseStatus::Ok) throw protocol_error(stream, "bad response head", p.status);
-  if (hop.observer) hop.observer->on_response_head(stream.buffered().substr(0, p.consumed));
-  if (hop.capture) hop.capture->received(stream.buffered().substr(0, p.consumed));
+  if (hop.capture) hop.capture->response_head(stream.buffered().substr(0, p.consumed));
   HeadInfo info;
   info.status = view.status;
   info.version = view.version;
@@ -363,9 +362,11 @@ Task<void> exchange(ClientCore& c, Stream& stream, const HttpRequest& req, const
     }
   };
 
-  if (hop.observer) hop.observer->on_request_head(head);
+  if (hop.capture) {
+    hop.capture->request_head(head);
+    if (body_in_head) hop.capture->sent(*hop.body);
+  }
   if (body_in_head) head += *hop.body;
-  if (hop.capture) hop.capture->sent(head);
   try {
     co_await stream.write(std::move(head));
   } catch (const NetError& e) {

@@ -152,8 +152,7 @@ struct Hop {
   bool credentials = true;          // the request's own auth and cookies still apply (same origin)
   std::optional<Target> proxy;      // the forwarding proxy, if any
   std::string proxy_authorization;  // "Basic ..." for Proxy-Authorization, or empty
-  ExchangeObserver* observer = nullptr;  // the request's, told what goes on the wire
-  WireCapture* capture = nullptr;        // the request's, if any
+  WireCapture* capture = nullptr;   // the request's, if any
   // An http URL through a proxy: the request line carries the absolute URL and the proxy's
   // credentials. (An https URL tunnels: the origin sees an ordinary request.)
   bool forwarded() const noexcept { return proxy && !target.https(); }

@@ -93,26 +93,29 @@ TEST(Warc, PeerAddressIsTheIpOfAStreamsPeerName) {
 TEST(Warc, TheRecorderKeepsExchangesThatGotAnAnswerAndMarksTheCutOnes) {
   const Url url = *Url::parse("http://h/a#frag");
   WarcRecorder recorder(30);
-  recorder.begin(url, "127.0.0.1:80");  // resent after a stale connection: nothing came
-  recorder.sent("GET /a HTTP/1.1\r\n\r\n");
+  recorder.begin(url, {"127.0.0.1:80"});  // resent after a stale connection: nothing came
+  recorder.request_head("GET /a HTTP/1.1\r\n\r\n");
   recorder.end(false);
-  recorder.begin(url, "127.0.0.1:80");
-  recorder.sent("GET /a HTTP/1.1\r\n\r\n");
-  recorder.received("HTTP/1.1 200 OK\r\n\r\n");
+  recorder.begin(url, {"127.0.0.1:80", nullptr, true});
+  recorder.request_head("POST /a HTTP/1.1\r\n\r\n");
+  recorder.sent("q=1");
+  recorder.response_head("HTTP/1.1 200 OK\r\n\r\n");
   recorder.payload("abc");
   recorder.received("abc");
   recorder.end(true);
-  recorder.begin(url, "127.0.0.1:80");
-  recorder.received("HTTP/1.1 200 OK\r\n\r\n01234567890123456789");  // past the 30 bytes kept
+  recorder.begin(url, {"127.0.0.1:80"});
+  recorder.response_head("HTTP/1.1 200 OK\r\n\r\n");
+  recorder.received("01234567890123456789");  // past the 30 bytes kept
   recorder.end(true);
-  recorder.begin(url, "127.0.0.1:80");
-  recorder.received("HTTP/1.1 200 OK\r\n");
+  recorder.begin(url, {"127.0.0.1:80"});
+  recorder.response_head("HTTP/1.1 200 OK\r\n\r\n");
+  recorder.received("abc");
   recorder.end(false);
   const auto& x = recorder.exchanges();
   ASSERT_EQ(x.size(), 3u);
   EXPECT_EQ(x[0].url, "http://h/a");
   EXPECT_EQ(x[0].ip_address, "127.0.0.1");
-  EXPECT_EQ(x[0].request, "GET /a HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(x[0].request, "POST /a HTTP/1.1\r\n\r\nq=1");
   EXPECT_EQ(x[0].response, "HTTP/1.1 200 OK\r\n\r\nabc");
   EXPECT_EQ(x[0].payload_digest, warc_sha1("abc"));
   EXPECT_EQ(x[0].truncated, "");

@@ -1,5 +1,5 @@
-// WireCapture: the client hands out the bytes of each exchange as they crossed the wire, against
-// nginx on loopback.
+// WireCapture: the client tells each exchange's connection, heads and bytes as they crossed the
+// wire, against nginx on loopback.
 #include "squall/http/wire_capture.h"
 
 #include <gtest/gtest.h>
@@ -16,15 +16,24 @@ using namespace std::chrono_literals;
 // Every call, in order, as text.
 struct Recorder final : WireCapture {
   struct Exchange {
-    std::string url, peer, sent, received, payload;
+    std::string url, peer;
+    bool reused = false;
+    std::string request_head, sent, response_heads, received, payload;
     std::optional<bool> complete;
   };
   std::vector<Exchange> exchanges;
 
-  void begin(const Url& url, std::string_view peer) override {
-    exchanges.push_back({std::string(url.href()), std::string(peer), {}, {}, {}, std::nullopt});
+  void begin(const Url& url, const Connection& connection) override {
+    Exchange& x = exchanges.emplace_back();
+    x.url = url.href();
+    x.peer = connection.peer;
+    x.reused = connection.reused;
   }
+  void request_head(std::string_view head) override { exchanges.back().request_head.append(head); }
   void sent(std::string_view bytes) override { exchanges.back().sent.append(bytes); }
+  void response_head(std::string_view head) override {
+    exchanges.back().response_heads.append(head);
+  }
   void received(std::string_view bytes) override { exchanges.back().received.append(bytes); }
   void payload(std::string_view bytes) override { exchanges.back().payload.append(bytes); }
   void end(bool complete) override { exchanges.back().complete = complete; }
@@ -71,27 +80,50 @@ TEST_F(WireCaptureTest, EachHopIsAnExchangeWithItsBytesAsWrittenAndRead) {
   const auto& hop = recorder.exchanges[0];
   EXPECT_EQ(hop.url, url("/moved"));
   EXPECT_EQ(hop.peer, authority);
-  EXPECT_TRUE(hop.sent.starts_with("GET /moved HTTP/1.1\r\nHost: " + authority + "\r\n"))
-      << hop.sent;
-  EXPECT_TRUE(hop.sent.ends_with("\r\n\r\n"));
-  EXPECT_TRUE(hop.received.starts_with("HTTP/1.1 302 Moved Temporarily\r\n")) << hop.received;
+  EXPECT_FALSE(hop.reused);
+  EXPECT_TRUE(hop.request_head.starts_with("GET /moved HTTP/1.1\r\nHost: " + authority + "\r\n"))
+      << hop.request_head;
+  EXPECT_TRUE(hop.request_head.ends_with("\r\n\r\n"));
+  EXPECT_EQ(hop.sent, "");
+  EXPECT_TRUE(hop.response_heads.starts_with("HTTP/1.1 302 Moved Temporarily\r\n"))
+      << hop.response_heads;
+  EXPECT_TRUE(hop.response_heads.ends_with("\r\n\r\n"));
   EXPECT_EQ(hop.complete, true);
 
   const auto& page = recorder.exchanges[1];
   EXPECT_EQ(page.url, url("/page.html"));
-  EXPECT_TRUE(page.sent.starts_with("GET /page.html HTTP/1.1\r\n")) << page.sent;
-  EXPECT_NE(page.sent.find("\r\nAccept-Encoding: "), std::string::npos) << page.sent;
-  size_t head_end = page.received.find("\r\n\r\n");
-  ASSERT_NE(head_end, std::string::npos);
-  std::string head = page.received.substr(0, head_end + 4);
+  EXPECT_TRUE(page.reused) << "the redirect's connection is kept alive";
+  EXPECT_TRUE(page.request_head.starts_with("GET /page.html HTTP/1.1\r\n")) << page.request_head;
+  EXPECT_NE(page.request_head.find("\r\nAccept-Encoding: "), std::string::npos)
+      << page.request_head;
+  const std::string& head = page.response_heads;
+  EXPECT_EQ(head.find("\r\n\r\n"), head.size() - 4) << "one head, ending where the body begins";
   EXPECT_NE(head.find("Transfer-Encoding: chunked\r\n"), std::string::npos) << head;
   EXPECT_NE(head.find("Content-Encoding: gzip\r\n"), std::string::npos) << head;
   // The payload is the gzip stream without its chunk framing: the response body decoded from it.
   EXPECT_TRUE(page.payload.starts_with("\x1f\x8b"));
-  EXPECT_LT(page.payload.size(), page.received.size() - head.size());
+  EXPECT_LT(page.payload.size(), page.received.size());
   EXPECT_TRUE(page.received.ends_with("0\r\n\r\n"));
   EXPECT_EQ(r.body, "<p>" + std::string(5000, 'x') + "</p>");
   EXPECT_EQ(page.complete, true);
+}
+
+TEST_F(WireCaptureTest, ABodySentWithItsHeadComesApartFromTheHead) {
+  Recorder recorder;
+  HttpRequest req;
+  req.url = url("/post");
+  req.method = "POST";
+  req.body = "a=1&b=2";
+  req.capture = &recorder;
+  HttpResponse r = fetch(std::move(req));
+  EXPECT_EQ(r.code, 200);
+  ASSERT_EQ(recorder.exchanges.size(), 1u);
+  const auto& x = recorder.exchanges[0];
+  EXPECT_TRUE(x.request_head.starts_with("POST /post HTTP/1.1\r\n")) << x.request_head;
+  EXPECT_NE(x.request_head.find("\r\nContent-Length: 7\r\n"), std::string::npos) << x.request_head;
+  EXPECT_TRUE(x.request_head.ends_with("\r\n\r\n")) << x.request_head;
+  EXPECT_EQ(x.sent, "a=1&b=2");
+  EXPECT_EQ(x.received, "posted");
 }
 
 TEST_F(WireCaptureTest, AProducedBodyIsCapturedWithItsChunkFraming) {
@@ -107,11 +139,11 @@ TEST_F(WireCaptureTest, AProducedBodyIsCapturedWithItsChunkFraming) {
   HttpResponse r = fetch(std::move(req));
   EXPECT_EQ(r.code, 200);
   ASSERT_EQ(recorder.exchanges.size(), 1u);
-  const std::string& sent = recorder.exchanges[0].sent;
-  EXPECT_TRUE(sent.starts_with("POST /post HTTP/1.1\r\n")) << sent;
-  EXPECT_NE(sent.find("\r\nTransfer-Encoding: chunked\r\n"), std::string::npos) << sent;
-  EXPECT_TRUE(sent.ends_with("\r\n\r\n2\r\nab\r\n3\r\ncde\r\n0\r\n\r\n")) << sent;
-  EXPECT_TRUE(recorder.exchanges[0].received.ends_with("posted"));
+  const std::string& head = recorder.exchanges[0].request_head;
+  EXPECT_TRUE(head.starts_with("POST /post HTTP/1.1\r\n")) << head;
+  EXPECT_NE(head.find("\r\nTransfer-Encoding: chunked\r\n"), std::string::npos) << head;
+  EXPECT_EQ(recorder.exchanges[0].sent, "2\r\nab\r\n3\r\ncde\r\n0\r\n\r\n");
+  EXPECT_EQ(recorder.exchanges[0].received, "posted");
   EXPECT_EQ(recorder.exchanges[0].payload, "posted");
 }
 
@@ -126,7 +158,7 @@ TEST_F(WireCaptureTest, AFailedExchangeEndsIncomplete) {
   HttpResponse r = fetch(std::move(req));
   EXPECT_EQ(r.code, 599);
   ASSERT_EQ(recorder.exchanges.size(), 1u);
-  EXPECT_TRUE(recorder.exchanges[0].received.starts_with("HTTP/1.1 200 OK\r\n"));
+  EXPECT_TRUE(recorder.exchanges[0].response_heads.starts_with("HTTP/1.1 200 OK\r\n"));
   EXPECT_EQ(recorder.exchanges[0].complete, false);
 }
 

@@ -67,8 +67,10 @@ class WarcRecorder final : public http::WireCapture {
 
   const std::vector<WarcExchange>& exchanges() const noexcept { return exchanges_; }
 
-  void begin(const Url& url, std::string_view peer) override;
+  void begin(const Url& url, const Connection& connection) override;
+  void request_head(std::string_view head) override;
   void sent(std::string_view bytes) override;
+  void response_head(std::string_view head) override;
   void received(std::string_view bytes) override;
   void payload(std::string_view bytes) override;
   void end(bool complete) override;

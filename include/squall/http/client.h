@@ -108,22 +108,6 @@ class BodyWriter {
 
 using BodyProducer = std::function<Task<void>(BodyWriter&)>;
 
-// Watches the exchanges of a fetch as they happen, for a trace such as curl's -v. Every call
-// comes on the loop, during the fetch; the views live only during the call. The defaults do
-// nothing, so an observer overrides only what it needs.
-class ExchangeObserver {
- public:
-  virtual ~ExchangeObserver() = default;
-  // The connection the next request of the fetch goes on, newly opened or (reused) from the
-  // pool: stream.peer() names it, stream.tls() tells its TLS session.
-  virtual void on_connection(const Stream& stream, bool reused);
-  // Each request head exactly as written, from the request line to the empty line (the body
-  // is not included), once per hop and per retry.
-  virtual void on_request_head(std::string_view head);
-  // Each response head as it came off the wire, 1xx heads and redirects included.
-  virtual void on_response_head(std::string_view head);
-};
-
 // One request. Fields left unset (nullopt, or empty for the strings marked so) take the value
 // of the client's ClientOptions::defaults, and then the built-in default noted here.
 struct HttpRequest {
@@ -197,9 +181,6 @@ struct HttpRequest {
   // Each line of the final response head as it came: the status line, each field line, and a
   // last "\r\n", every one ending in "\r\n" (Tornado's header_callback). Not called for 1xx.
   std::function<void(std::string_view line)> header_callback;
-  // Told about each connection, request head and response head of the fetch (see
-  // ExchangeObserver); must outlive the fetch. Null, the default, costs nothing.
-  ExchangeObserver* observer = nullptr;
   // Cookies kept across the hops of the fetch and beyond (cookie_jar.h): each response's
   // Set-Cookie fields are stored in it, and each request gets the cookies it holds for its URL,
   // in one Cookie field after any the headers give. Must outlive the fetch; null: none.
@@ -213,9 +194,10 @@ struct HttpRequest {
   // Throw HttpError for non-2xx and failures (true), or return the response with `error` set.
   bool raise_error = true;
 
-  // Receives the bytes of each exchange as they cross the wire (wire_capture.h); null: none.
-  // With a capture, bodies are read through the framing loop rather than straight into the
-  // response. Must outlive the fetch.
+  // Told about each exchange of the fetch as it crosses the wire (wire_capture.h): its
+  // connection, heads and bytes, redirect hops and resent tries included. Null, the default,
+  // costs a pointer test where the client would call it. With a capture, bodies are read through
+  // the framing loop rather than straight into the response. Must outlive the fetch.
   WireCapture* capture = nullptr;
 
   // Per-request overrides of the client's limits (ClientOptions).
