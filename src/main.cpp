@@ -10,7 +10,6 @@
 #include "squall/cli/crawl_command.h"
 #include "squall/cli/fetch_command.h"
 #include "squall/cli/links_command.h"
-#include "squall/cli/proxy_environment.h"
 #include "squall/cli/robots_command.h"
 #include "squall/cli/serve_command.h"
 #include "squall/cli/url_command.h"
@@ -385,10 +384,7 @@ int main(int argc, char** argv) {
   if (url_cmd->parsed()) return squall::cli::run_url(url, std::cout, std::cerr);
   if (links_cmd->parsed()) return squall::cli::run_links(links, std::cin, std::cout, std::cerr);
   if (robots_cmd->parsed()) return squall::cli::run_robots(robots, std::cin, std::cout, std::cerr);
-  if (fetch_cmd->parsed()) {
-    fetch.environment = squall::cli::proxy_environment();
-    return squall::cli::run_fetch(fetch, std::cout, std::cerr);
-  }
+  if (fetch_cmd->parsed()) return squall::cli::run_fetch(fetch, std::cout, std::cerr);
   if (serve_cmd->parsed()) {
     serve.access_log = access_log_opt->count() > 0;
     return squall::cli::run_serve(serve, std::cout, std::cerr);

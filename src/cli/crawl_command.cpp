@@ -180,8 +180,7 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
     if (std::string bad = add_header_flag(line, o.headers); !bad.empty())
       throw InvalidArgumentError("crawl: " + bad);
   for (const std::string& arg : c.cookies) add_cookie_flag(arg, o.cookie, o.cookie_jar);
-  o.proxies = http::ProxySettings::from_environment();
-  if (c.proxy) o.proxies.use_for_all(http::normalize_proxy(*c.proxy));
+  o.proxies = proxy_settings(c.proxy);
   o.validate_cert = !c.insecure;
   if (!c.cacert.empty()) {
     std::error_code ec;

@@ -13,7 +13,6 @@
 #include <ostream>
 #include <string>
 
-#include "squall/cli/proxy_environment.h"
 #include "squall/cli/request_options.h"
 #include "squall/cli/write_out.h"
 #include "squall/core.h"
@@ -544,6 +543,7 @@ struct Plan {
   std::optional<Duration> limit;         // --timeout
   std::optional<std::string> write_out;  // -w, read from its file for "@file"
   http::CookieJar* jar = nullptr;        // with a -b file or -c: the cookie engine
+  http::ProxySettings proxies;           // -x, --noproxy and the environment's
 };
 
 // The request for `url` from the flags; a usage error message or empty.
@@ -659,10 +659,7 @@ Task<Attempt> run_attempt(const Plan& plan, HttpClient& client, const std::strin
   Trace trace(c, printer, transfer, err);
   request.capture = &trace;
   request.streaming_callback = [&printer](std::string_view bytes) { printer.body(bytes); };
-  {
-    auto parsed = Url::parse(request.url);
-    if (parsed) request.proxy = proxy_for(*parsed, c.proxy, c.noproxy, c.environment);
-  }
+  if (auto parsed = Url::parse(request.url)) request.proxy = plan.proxies.for_url(*parsed);
   if (c.verbose && !request.proxy.empty()) err << "* Using proxy " << request.proxy << "\n";
   if (c.verbose && !request.body.empty())
     err << "* request body: " << request.body.size() << " bytes\n";
@@ -856,6 +853,11 @@ int run_fetch(const FetchCommand& command, std::ostream& out, std::ostream& err)
   if (std::string error = build_body(command, plan.body); !error.empty()) {
     messages.error(error);
     return error.starts_with("cannot read") ? kReadError : kUsage;
+  }
+  try {
+    plan.proxies = proxy_settings(command.proxy, command.noproxy);
+  } catch (const InvalidArgumentError& e) {
+    return usage(e.what());
   }
   CommandResolver resolver(command.ip_version);
   for (const auto& entry : command.resolve)

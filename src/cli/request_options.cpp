@@ -1,4 +1,4 @@
-// The request flags fetch and crawl share: -H fields and -b cookies.
+// The request flags fetch and crawl share: -H fields, -b cookies and -x proxies.
 #include "squall/cli/request_options.h"
 
 #include "squall/core/error.h"
@@ -24,6 +24,14 @@ void add_cookie_flag(std::string_view arg, std::string& cookie_header, http::Coo
   }
   if (!cookie_header.empty()) cookie_header += "; ";
   cookie_header += arg;
+}
+
+http::ProxySettings proxy_settings(const std::optional<std::string>& proxy,
+                                   const std::optional<std::string>& noproxy) {
+  http::ProxySettings proxies = http::ProxySettings::from_environment();
+  if (proxy) proxies.use_for_all(http::normalize_proxy(*proxy));
+  if (noproxy) proxies.no_proxy = *noproxy;
+  return proxies;
 }
 
 }  // namespace squall::cli

@@ -226,6 +226,15 @@ TEST_F(FetchTest, ProxySendsTheRequestInAbsoluteFormToTheProxy) {
   EXPECT_NE(compact(o->out.str()).find("\"via\":\"proxy\""), std::string::npos) << o->out.str();
 }
 
+TEST_F(FetchTest, AProxyThatIsNotHttpIsAUsageErrorNamingIt) {
+  FetchCommand c = get(nginx("/hello"));
+  c.proxy = "socks5://127.0.0.1:1080";
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 2);
+  expect_one_line(*o, "bad proxy 'socks5://127.0.0.1:1080'");
+  EXPECT_EQ(o->out.str(), "");
+}
+
 // What `squall url --json` prints for an input: the URL the request must name.
 nlohmann::json url_json(const std::string& input) {
   UrlCommand command;

@@ -65,7 +65,7 @@ struct FetchCommand {
   std::optional<int> max_redirects;        // --max-redirects (0: follow none)
   std::optional<uint64_t> max_filesize;    // --max-filesize: bytes of (decoded) body at most
   std::optional<uint32_t> max_ratio;       // --max-ratio: the decompression-bomb guard (0: off)
-  std::string proxy;                       // -x: [http://][user:password@]host[:port]
+  std::optional<std::string> proxy;        // -x: [http://][user:password@]host[:port]
   std::optional<std::string> noproxy;      // --noproxy: hosts reached directly ("*": all)
   bool insecure = false;                   // -k: do not verify the TLS certificate
   std::optional<std::string> cacert;       // --cacert: trust the CAs of this PEM file
@@ -81,9 +81,6 @@ struct FetchCommand {
   std::vector<std::string> resolve;   // --resolve host:port:address[,address...]
   int ip_version = 0;                 // -4 or -6: addresses of that family only; 0: any
   bool no_fail = false;               // --no-fail: an HTTP error status is still status 0
-  // Proxy variables (http_proxy, https_proxy, all_proxy, no_proxy and their upper-case forms);
-  // the command line fills them from the environment.
-  std::vector<std::pair<std::string, std::string>> environment;
 };
 
 // Fetches each of command.urls on a loop of its own and returns the exit status described
