@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
       "0 ok, 22 HTTP error status, 6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60\n"
       "untrusted certificate, 47 too many redirects, 52 empty reply, 56 receive error, 61 bad\n"
       "content encoding, 63 size limit or decompression bomb, 23 cannot write, 26 cannot read,\n"
-      "2 usage, 1 other.\n"
+      "77 cannot read --cacert, 2 usage, 1 other.\n"
       "Proxies come from -x, else http_proxy, https_proxy, all_proxy (no_proxy: hosts without).\n"
       "Examples:\n"
       "  squall fetch http://127.0.0.1:8080/ -o page.html\n"

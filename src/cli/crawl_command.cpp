@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <ostream>
 
 #include "squall/cli/crawl_command.h"
@@ -181,13 +180,9 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
       throw InvalidArgumentError("crawl: " + bad);
   for (const std::string& arg : c.cookies) add_cookie_flag(arg, o.cookie, o.cookie_jar);
   o.proxies = proxy_settings(c.proxy);
-  o.validate_cert = !c.insecure;
-  if (!c.cacert.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(c.cacert, ec))
-      throw InvalidArgumentError("crawl: cannot read the --cacert file '" + c.cacert + "'");
-    o.ca_certs = c.cacert;
-  }
+  TlsTrust trust = tls_trust(c.insecure, c.cacert);
+  o.validate_cert = trust.verify;
+  o.ca_certs = std::move(trust.ca_file);
   if (c.concurrency == 0) throw InvalidArgumentError("crawl: --concurrency must be at least 1");
   if (c.per_host == 0) throw InvalidArgumentError("crawl: --per-host must be at least 1");
   if (c.retries < 0) throw InvalidArgumentError("crawl: --retries must not be negative");

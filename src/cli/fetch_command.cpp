@@ -56,6 +56,7 @@ enum Status : int {
   kUntrustedCertificate = 60,
   kBadContentEncoding = 61,
   kSizeLimit = 63,
+  kCaCertFile = 77,
 };
 
 // The TLS failure behind a 599, if that is what it was.
@@ -542,8 +543,10 @@ struct Plan {
   std::optional<std::string> user, password;
   std::optional<Duration> limit;         // --timeout
   std::optional<std::string> write_out;  // -w, read from its file for "@file"
+  std::string cookie;                    // the -b cookie strings, joined
   http::CookieJar* jar = nullptr;        // with a -b file or -c: the cookie engine
   http::ProxySettings proxies;           // -x, --noproxy and the environment's
+  TlsTrust trust;                        // -k and --cacert
 };
 
 // The request for `url` from the flags; a usage error message or empty.
@@ -574,10 +577,7 @@ std::string build_request(const Plan& plan, std::string url, HttpRequest& reques
       return "bad -r '" + *c.range + "' (give a byte range such as 0-499, 500- or -500)";
     request.headers.set("Range", "bytes=" + *c.range);
   }
-  for (const auto& cookie : c.cookies) {
-    if (cookie.find('=') == std::string::npos) continue;  // a cookie file, read into the jar
-    request.headers.add("Cookie", cookie);
-  }
+  if (!plan.cookie.empty()) request.headers.add("Cookie", plan.cookie);
   request.cookie_jar = plan.jar;
   const Body& body = plan.body;
   if (body.present) {
@@ -621,8 +621,8 @@ std::string build_request(const Plan& plan, std::string url, HttpRequest& reques
     request.auth_username = plan.user;
     request.auth_password = plan.password;
   }
-  if (c.insecure) request.validate_cert = false;
-  if (c.cacert) request.ca_certs = *c.cacert;
+  if (!plan.trust.verify) request.validate_cert = false;
+  if (!plan.trust.ca_file.empty()) request.ca_certs = plan.trust.ca_file;
   if (c.user_agent) request.user_agent = *c.user_agent;
   request.max_body_size =
       c.max_filesize ? static_cast<size_t>(*c.max_filesize) : std::numeric_limits<size_t>::max();
@@ -859,6 +859,12 @@ int run_fetch(const FetchCommand& command, std::ostream& out, std::ostream& err)
   } catch (const InvalidArgumentError& e) {
     return usage(e.what());
   }
+  try {
+    plan.trust = tls_trust(command.insecure, command.cacert);
+  } catch (const InvalidArgumentError& e) {
+    messages.error(e.what());
+    return kCaCertFile;
+  }
   CommandResolver resolver(command.ip_version);
   for (const auto& entry : command.resolve)
     if (std::string error = resolver.add(entry); !error.empty()) return usage(error);
@@ -876,18 +882,12 @@ int run_fetch(const FetchCommand& command, std::ostream& out, std::ostream& err)
   // "-b jar -c jar" works from the first run), and -b FILE or -c turns the cookie engine on.
   http::CookieJar jar;
   bool engine = command.cookie_jar.has_value();
-  for (const auto& cookie : command.cookies) {
-    if (cookie.find('=') != std::string::npos) continue;
-    engine = true;
-    auto text = read_input(cookie);
-    if (!text) continue;
-    try {
-      http::CookieJar file = http::CookieJar::parse(*text, cookie);
-      for (const auto& c : file.cookies()) jar.add(c);
-    } catch (const InvalidArgumentError& e) {
-      messages.error(e.what());
-      return kReadError;
-    }
+  try {
+    for (const auto& cookie : command.cookies)
+      engine |= add_cookie_flag(cookie, plan.cookie, jar, /*missing_ok=*/true);
+  } catch (const InvalidArgumentError& e) {
+    messages.error(e.what());
+    return kReadError;
   }
   if (engine) plan.jar = &jar;
 

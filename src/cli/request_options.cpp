@@ -1,5 +1,8 @@
-// The request flags fetch and crawl share: -H fields, -b cookies and -x proxies.
+// The request flags fetch and crawl share: -H fields, -b cookies, -x proxies and TLS trust.
 #include "squall/cli/request_options.h"
+
+#include <filesystem>
+#include <fstream>
 
 #include "squall/core/error.h"
 
@@ -16,14 +19,19 @@ std::string add_header_flag(std::string_view line, http::Headers& headers) {
   return {};
 }
 
-void add_cookie_flag(std::string_view arg, std::string& cookie_header, http::CookieJar& jar) {
+bool add_cookie_flag(std::string_view arg, std::string& cookie_header, http::CookieJar& jar,
+                     bool missing_ok) {
   if (arg.find('=') == std::string_view::npos) {
-    http::CookieJar file = http::CookieJar::load(std::string(arg));
+    std::filesystem::path path(arg);
+    std::error_code ec;
+    if (missing_ok && !std::filesystem::exists(path, ec) && !ec) return true;
+    http::CookieJar file = http::CookieJar::load(path);
     for (const auto& c : file.cookies()) jar.add(c);
-    return;
+    return true;
   }
   if (!cookie_header.empty()) cookie_header += "; ";
   cookie_header += arg;
+  return false;
 }
 
 http::ProxySettings proxy_settings(const std::optional<std::string>& proxy,
@@ -32,6 +40,18 @@ http::ProxySettings proxy_settings(const std::optional<std::string>& proxy,
   if (proxy) proxies.use_for_all(http::normalize_proxy(*proxy));
   if (noproxy) proxies.no_proxy = *noproxy;
   return proxies;
+}
+
+TlsTrust tls_trust(bool insecure, const std::string& cacert) {
+  TlsTrust trust;
+  trust.verify = !insecure;
+  if (!cacert.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(cacert, ec) || !std::ifstream(cacert))
+      throw InvalidArgumentError("cannot read the --cacert file '" + cacert + "'");
+    trust.ca_file = cacert;
+  }
+  return trust;
 }
 
 }  // namespace squall::cli

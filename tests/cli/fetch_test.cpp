@@ -388,6 +388,25 @@ TEST_F(FetchTest, ASelfSignedCertificateExits60AndInsecureFetchesAnyway) {
   EXPECT_EQ(insecure->out.str(), "secure");
 }
 
+TEST_F(FetchTest, ACacertFileThatCannotBeReadExits77BeforeAnyRequest) {
+  FetchCommand c = get("https://127.0.0.1:" + std::to_string(tls_port_) + "/");
+  c.cacert = "/nonexistent/ca.pem";
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 77);
+  expect_one_line(*o, "cannot read the --cacert file '/nonexistent/ca.pem'");
+}
+
+TEST_F(FetchTest, ACookieFileThatIsNotOneExits26NamingItsLine) {
+  TempDir dir;
+  auto jar = dir.write("jar.txt", "# Netscape HTTP Cookie File\nnot a cookie\n");
+  FetchCommand c = get(nginx("/hello"));
+  c.cookies = {jar.string()};
+  auto o = fetch(c);
+  EXPECT_EQ(o->status, 26);
+  expect_one_line(*o, "cookie file '" + jar.string() + "' line 2");
+  EXPECT_EQ(o->out.str(), "");
+}
+
 TEST_F(FetchTest, AHandshakeWithAPlainHttpServerExits35) {
   FetchCommand c = get("https://127.0.0.1:" + std::to_string(nginx_port_) + "/hello");
   c.insecure = true;

@@ -14,12 +14,13 @@
 // 60 a certificate that is not trusted; 47 too many redirects; 52 an empty reply; 56 a receive
 // error (reset, closed mid-response); 61 a body that cannot be decoded; 63 a size limit
 // (--max-filesize) or a decompression bomb (--max-ratio); 23 an output file that cannot be
-// written (or -O with a URL that names no file); 1 any other failure. With several URLs the
-// status is the last failure's.
+// written (or -O with a URL that names no file); 77 a --cacert file that cannot be read; 1 any
+// other failure. With several URLs the status is the last failure's.
 // A failure prints one line on `err`, "squall fetch: <what went wrong>" (-s hides it unless -S
 // is given too); flags that make no request possible (a header without a colon, -u without a
 // password, a flag squall does not support) are status 2, as for the other subcommands, and a
-// file to send that cannot be read (-d @file, --data-file, -F, -T) is curl's 26.
+// file to send that cannot be read (-d @file, --data-file, -F, -T), or a -b cookie file that
+// cannot be read or holds a line that is not a cookie, is curl's 26.
 #pragma once
 
 #include <cstdint>
@@ -68,7 +69,7 @@ struct FetchCommand {
   std::optional<std::string> proxy;        // -x: [http://][user:password@]host[:port]
   std::optional<std::string> noproxy;      // --noproxy: hosts reached directly ("*": all)
   bool insecure = false;                   // -k: do not verify the TLS certificate
-  std::optional<std::string> cacert;       // --cacert: trust the CAs of this PEM file
+  std::string cacert;                      // --cacert: trust the CAs of this PEM file
   std::optional<std::string> user_agent;   // -A
   std::optional<std::string> user;         // -u user:password (basic authentication)
   std::optional<std::string> referer;      // -e
