@@ -3,16 +3,13 @@
 
 #include <string>
 
-#include "support/command.h"
-#include "support/process.h"
+#include "support/squall_command.h"
 
 namespace squall {
 namespace {
 
-const std::string kSquall = SQUALL_BINARY_DIR "/squall";
-
 test::CommandResult squall(std::vector<std::string> args) {
-  args.insert(args.begin(), kSquall);
+  args.insert(args.begin(), test::squall_binary());
   return test::run_command(args, std::filesystem::temp_directory_path());
 }
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "support/command.h"
 #include "support/process.h"
 #include "support/reply_server.h"
+#include "support/squall_command.h"
 
 namespace squall {
 namespace {
@@ -17,11 +17,9 @@ using test::Process;
 using test::ReplyServer;
 using test::TempDir;
 
-const std::string kSquall = SQUALL_BINARY_DIR "/squall";
+using test::contains;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+const std::string& kSquall = test::squall_binary();
 
 // httpbin's JSON with its whitespace removed, so checks do not depend on its indentation.
 std::string compact(const std::string& json) {

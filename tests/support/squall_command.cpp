@@ -1,10 +1,19 @@
 // The built squall command and the outputs tests read back from it.
 #include "support/squall_command.h"
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
+
+#include "squall/url/ascii.h"
+
+extern char** environ;
 
 namespace squall::test {
 
@@ -18,6 +27,49 @@ int exit_status(int wait_status) {
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
   return -1;
+}
+
+CommandResult run_command(const std::vector<std::string>& argv,
+                          const std::filesystem::path& workdir,
+                          const std::vector<std::pair<std::string, std::string>>& env,
+                          const std::filesystem::path& input) {
+  if (argv.empty()) throw std::runtime_error("run_command: no program");
+  // The child's environment is built here: after a fork only async-signal-safe calls are safe
+  // in a process with threads, and setenv is not one.
+  std::vector<std::string> variables;
+  for (char** e = environ; *e; ++e) {
+    std::string_view name(*e);
+    name = name.substr(0, name.find('='));
+    bool proxy = false;
+    for (std::string_view p : {"http_proxy", "https_proxy", "all_proxy", "no_proxy"})
+      proxy = proxy || iequals(name, p);
+    if (!proxy) variables.emplace_back(*e);
+  }
+  for (const auto& [name, value] : env) variables.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (auto& v : variables) envp.push_back(v.data());
+  envp.push_back(nullptr);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+
+  TempDir logs;
+  std::filesystem::path out = logs.path() / "out", err = logs.path() / "err";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, input.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addchdir_np(&actions, workdir.c_str());
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      throw std::runtime_error("run_command: waitpid: " + std::string(std::strerror(errno)));
+  return {exit_status(status), read_file(out), read_file(err)};
 }
 
 Process run_crawl(const std::filesystem::path& workdir, std::vector<std::string> args) {

@@ -1,9 +1,13 @@
 // The built squall command, for tests that run it the way users do, and what they read back.
+//
+//   CommandResult r = run_command({squall_binary(), "fetch", "-sS", url}, dir.path());
+//   EXPECT_EQ(r.status, 0) << r.err;
 #pragma once
 
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "support/process.h"
@@ -12,6 +16,22 @@ namespace squall::test {
 
 // build/<preset>/squall.
 const std::string& squall_binary();
+
+struct CommandResult {
+  int status = -1;  // the exit status, or 128 + the signal that ended it
+  std::string out;  // what it wrote on standard output
+  std::string err;  // and on standard error
+};
+
+// Runs argv[0] (a path: squall_binary(), or a peer such as /usr/bin/curl) with the given
+// arguments in `workdir` to its end, as a shell would, with standard input from /dev/null (or
+// the file `input`) and standard output and error kept apart. The proxy variables (http_proxy,
+// https_proxy, all_proxy, no_proxy and their upper-case forms) are removed from its
+// environment, then `env` is added. Throws std::runtime_error if it cannot be started.
+CommandResult run_command(const std::vector<std::string>& argv,
+                          const std::filesystem::path& workdir,
+                          const std::vector<std::pair<std::string, std::string>>& env = {},
+                          const std::filesystem::path& input = "/dev/null");
 
 // The exit status of a wait status: the code, or 128 + the signal as a shell reports it, or -1
 // when the process had not ended.
