@@ -449,18 +449,6 @@ class Printer {
   std::ofstream file_;
 };
 
-// The IP address and port behind a stream's peer name ("host:port (ip:port)" or "ip:port").
-std::optional<Address> peer_address(std::string_view peer) {
-  size_t open = peer.rfind(" (");
-  if (open != std::string_view::npos && peer.ends_with(')'))
-    peer = peer.substr(open + 2, peer.size() - open - 3);
-  try {
-    return Address::parse(peer);
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
-
 // Watches one transfer on the wire: what -v prints, what -i prints, what -w counts.
 class Trace final : public http::WireCapture {
  public:
@@ -468,8 +456,7 @@ class Trace final : public http::WireCapture {
       : command_(command), printer_(printer), transfer_(transfer), err_(err) {}
 
   void begin(const Url&, const Connection& connection) override {
-    auto address = peer_address(connection.peer);
-    if (address) {
+    if (auto address = connection.address()) {
       transfer_.remote_ip = address->host();
       transfer_.remote_port = address->port();
     }

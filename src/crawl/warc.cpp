@@ -116,21 +116,6 @@ class Sha1 {
 
 }  // namespace detail
 
-std::string peer_address(std::string_view peer) {
-  if (size_t open = peer.find('('); open != std::string_view::npos) {
-    size_t close = peer.find(')', open);
-    if (close == std::string_view::npos) return {};
-    peer = peer.substr(open + 1, close - open - 1);
-  }
-  if (peer.starts_with('[')) {
-    size_t close = peer.find(']');
-    return close == std::string_view::npos ? std::string() : std::string(peer.substr(1, close - 1));
-  }
-  size_t colon = peer.rfind(':');
-  if (colon == std::string_view::npos || peer.find(':') != colon) return {};
-  return std::string(peer.substr(0, colon));
-}
-
 WarcRecorder::WarcRecorder(size_t max_response_bytes)
     : max_response_bytes_(max_response_bytes), digest_(std::make_unique<detail::Sha1>()) {}
 
@@ -139,7 +124,7 @@ WarcRecorder::~WarcRecorder() = default;
 void WarcRecorder::begin(const Url& url, const Connection& connection) {
   WarcExchange& x = current_.emplace();
   x.url = url.dedup_key();
-  x.ip_address = peer_address(connection.peer);
+  if (auto address = connection.address()) x.ip_address = address->host();
   x.date = std::chrono::system_clock::now();
   digest_->restart();
 }

@@ -22,14 +22,6 @@ HttpError::HttpError(int code, ErrorKind kind, std::string_view message,
       response_(std::move(response)),
       cause_(std::move(cause)) {}
 
-void WireCapture::begin(const Url&, const Connection&) {}
-void WireCapture::request_head(std::string_view) {}
-void WireCapture::sent(std::string_view) {}
-void WireCapture::response_head(std::string_view) {}
-void WireCapture::received(std::string_view) {}
-void WireCapture::payload(std::string_view) {}
-void WireCapture::end(bool) {}
-
 namespace detail {
 
 ClientCore::ClientCore(ClientOptions o, Loop& l)

@@ -82,14 +82,6 @@ TEST(Warc, WritesWarcinfoRequestAndResponseAsGzipMembers) {
   EXPECT_EQ(req.fields.count("WARC-Payload-Digest"), 0u);
 }
 
-TEST(Warc, PeerAddressIsTheIpOfAStreamsPeerName) {
-  EXPECT_EQ(peer_address("127.0.0.1:8080"), "127.0.0.1");
-  EXPECT_EQ(peer_address("[::1]:443"), "::1");
-  EXPECT_EQ(peer_address("example.com (93.184.216.34:443)"), "93.184.216.34");
-  EXPECT_EQ(peer_address("example.com ([2001:db8::1]:80)"), "2001:db8::1");
-  EXPECT_EQ(peer_address("nowhere"), "");
-}
-
 TEST(Warc, TheRecorderKeepsExchangesThatGotAnAnswerAndMarksTheCutOnes) {
   const Url url = *Url::parse("http://h/a#frag");
   WarcRecorder recorder(30);

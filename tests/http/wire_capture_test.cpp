@@ -39,6 +39,19 @@ struct Recorder final : WireCapture {
   void end(bool complete) override { exchanges.back().complete = complete; }
 };
 
+TEST(WireCaptureConnection, TheAddressIsTheOneInThePeersName) {
+  auto address = [](std::string_view peer) {
+    auto a = WireCapture::Connection{peer}.address();
+    return a ? a->to_string() : std::string("none");
+  };
+  EXPECT_EQ(address("127.0.0.1:8080"), "127.0.0.1:8080");
+  EXPECT_EQ(address("[::1]:443"), "[::1]:443");
+  EXPECT_EQ(address("example.com (93.184.216.34:443)"), "93.184.216.34:443");
+  EXPECT_EQ(address("example.com ([2001:db8::1]:80)"), "[2001:db8::1]:80");
+  EXPECT_EQ(address("nowhere"), "none");
+  EXPECT_EQ(address("example.com:80"), "none") << "a name is not an address";
+}
+
 class WireCaptureTest : public test::LoopTest {
  protected:
   WireCaptureTest() {

@@ -82,10 +82,6 @@ class WarcRecorder final : public http::WireCapture {
   std::unique_ptr<detail::Sha1> digest_;
 };
 
-// The address in a stream's peer name ("93.184.216.34" of "example.com (93.184.216.34:443)",
-// "::1" of "[::1]:80"); empty when it names none.
-std::string peer_address(std::string_view peer);
-
 struct WarcOptions {
   bool gzip = true;                 // one gzip member per record (.warc.gz)
   std::string software = "squall";  // the warcinfo record's `software` field

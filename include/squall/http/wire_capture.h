@@ -19,8 +19,10 @@
 // must outlive the fetch; its calls must not throw.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
+#include "squall/net/address.h"
 #include "squall/url/url.h"
 
 namespace squall {
@@ -40,6 +42,10 @@ class WireCapture {
     std::string_view peer;
     const TlsInfo* tls = nullptr;  // its TLS session; null over plain TCP
     bool reused = false;           // taken from the pool rather than newly opened
+
+    // The address and port connected to, as the peer's name gives them (93.184.216.34:443 of
+    // "example.com (93.184.216.34:443)", [::1]:80 of "[::1]:80"); nullopt when it names none.
+    std::optional<Address> address() const;
   };
 
   // An exchange for `url`, the hop's target, begins on `connection`.
