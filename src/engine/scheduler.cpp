@@ -321,6 +321,15 @@ Task<void> Scheduler::handle(CrawlTask task, RequestCounts& counts) {
     }
   }
 
+  if (verdict == RequestVerdict::Insert && task.status == TaskStatus::Bad) {
+    task.updatetime = now;
+    co_await store_.put(task, 0);
+    p->count(CounterKind::Failed, now);
+    p->move_total(std::nullopt, CounterKind::Failed);
+    ++counts.inserted;
+    co_return;
+  }
+
   // Insert or restart: the request's url, schedule, fetch and process; a restart keeps the
   // task's track and last crawl time.
   std::optional<TaskStatus> was;
@@ -524,6 +533,16 @@ std::optional<double> Scheduler::next_wake() {
     }
   }
   return wake;
+}
+
+bool Scheduler::idle() const {
+  for (const auto& [name, p] : projects_) {
+    if (!p->info.active()) continue;
+    if (!p->ready.empty() || !p->ready.complete || !p->delayed.empty() || !p->delayed.complete ||
+        !p->in_work.empty() || !p->postponed.empty())
+      return false;
+  }
+  return true;
 }
 
 Task<void> Scheduler::commit() {

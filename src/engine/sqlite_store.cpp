@@ -54,6 +54,7 @@ CREATE TABLE IF NOT EXISTS results (
   PRIMARY KEY (project, taskid)
 );
 CREATE INDEX IF NOT EXISTS results_order ON results(project, seq);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 )sql";
 
 constexpr const char* kTaskColumns =
@@ -360,6 +361,26 @@ Task<int64_t> SqliteStore::count(std::string project) {
     s.reset();
   }
   co_return n;
+}
+
+Task<std::optional<std::string>> SqliteStore::meta(std::string key) {
+  SqliteStatement s = db_->file->prepare("SELECT value FROM meta WHERE key = ?");
+  s.bind(1, key);
+  std::optional<std::string> out;
+  if (s.step("read a setting")) {
+    out = s.text(0);
+    s.reset();
+  }
+  co_return out;
+}
+
+Task<void> SqliteStore::set_meta(std::string key, std::string value) {
+  db_->file->begin();
+  db_->file->prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
+      .bind(1, key)
+      .bind(2, value)
+      .run("store a setting");
+  co_return;
 }
 
 }  // namespace squall

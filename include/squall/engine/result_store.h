@@ -36,6 +36,10 @@ class ResultStore {
   virtual Task<std::vector<TaskResult>> results(std::string project, size_t offset,
                                                 size_t limit) = 0;
   virtual Task<int64_t> count(std::string project) = 0;
+
+  // Small named values kept with the results and committed with them (an export's offset).
+  virtual Task<std::optional<std::string>> meta(std::string key) = 0;
+  virtual Task<void> set_meta(std::string key, std::string value) = 0;
 };
 
 }  // namespace squall

@@ -97,8 +97,9 @@ class Scheduler {
   const ProjectInfo* project(const std::string& name) const;
 
   // Takes requests for tasks (pyspider's newtask queue). A request whose project is unknown or
-  // not running is rejected with a logged reason; a request with an unparsable URL is the caller's
-  // to mark bad (the processor does).
+  // not running is rejected with a logged reason. A new task that comes marked bad (the handler
+  // marks a URL it cannot parse so, with the reason in its track) is stored bad, never
+  // dispatched.
   Task<RequestCounts> request(std::vector<CrawlTask> tasks);
 
   // Up to `max` tasks to fetch now, fairly across projects.
@@ -111,6 +112,9 @@ class Scheduler {
   // refilled, a pause over, a task in work timed out); nullopt when only a request or an outcome
   // can change that.
   std::optional<double> next_wake();
+
+  // True when no running project has a task left to dispatch, now or later, or in work.
+  bool idle() const;
 
   // Saves the counters of the projects that changed and commits the store.
   Task<void> commit();

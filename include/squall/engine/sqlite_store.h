@@ -51,6 +51,8 @@ class SqliteStore final : public TaskStore, public ProjectStore, public ResultSt
   Task<std::optional<TaskResult>> result(std::string project, std::string taskid) override;
   Task<std::vector<TaskResult>> results(std::string project, size_t offset, size_t limit) override;
   Task<int64_t> count(std::string project) override;
+  Task<std::optional<std::string>> meta(std::string key) override;
+  Task<void> set_meta(std::string key, std::string value) override;
 
   const std::filesystem::path& path() const noexcept;
 
