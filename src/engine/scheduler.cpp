@@ -140,6 +140,9 @@ struct Scheduler::ProjectState {
 
   std::vector<CrawlTask> postponed;  // force_update requests for tasks in work
   SeenSet known;
+  // `known` holds every taskid of the project (it had none when added, and the cache was never
+  // emptied), so a taskid missing from it is new without asking the store.
+  bool known_complete = false;
 
   explicit ProjectState(FailurePauseOptions pause_options) : pause(pause_options) {}
 
@@ -212,6 +215,10 @@ Task<void> Scheduler::add_project(const ProjectInfo& info, const RetryDelays& de
       p->counters.set_totals(co_await store_.recount(name));
       p->counters_dirty = true;
     }
+    const CounterValues& totals = p->counters.totals();
+    p->known_complete = totals[static_cast<size_t>(CounterKind::Pending)] == 0 &&
+                        totals[static_cast<size_t>(CounterKind::Success)] == 0 &&
+                        totals[static_cast<size_t>(CounterKind::Failed)] == 0;
   }
   p->info = info;
   p->delays = delays;
@@ -277,7 +284,7 @@ Task<void> Scheduler::handle(CrawlTask task, RequestCounts& counts) {
   double now = clock_();
   std::optional<KnownTask> known = known_in_memory(*p, task.taskid);
   std::optional<CrawlTask> stored;
-  if (!known) {
+  if (!known && !(p->known_complete && !p->known.contains(task.taskid))) {
     stored = co_await store_.get(task.project, task.taskid);
     if (stored)
       known = KnownTask{.status = stored->status,
@@ -287,7 +294,10 @@ Task<void> Scheduler::handle(CrawlTask task, RequestCounts& counts) {
   }
   RequestVerdict verdict = judge_request(s, known, now);
   if (known || verdict == RequestVerdict::Insert) {
-    if (p->known.size() >= options_.known_cache) p->known = SeenSet();
+    if (p->known.size() >= options_.known_cache) {
+      p->known = SeenSet();
+      p->known_complete = false;
+    }
     p->known.insert(task.taskid);
   }
 
@@ -392,7 +402,7 @@ Task<void> Scheduler::promote_due(ProjectState& p, double now) {
     QueuedTask q = p.delayed.pop_first();
     q.task.schedule.exetime = 0;
     q.seq = ++seq_;
-    co_await store_.put(q.task, q.seq);
+    co_await store_.update(q.task, q.seq);
     p.ready.admit(std::move(q), options_.window);
     if (p.delayed.empty() && !p.delayed.complete) {
       size_t want = options_.window;
@@ -485,10 +495,10 @@ Task<bool> Scheduler::outcome(const StatusPack& pack) {
   if (t.status == TaskStatus::Active) {
     if (t.schedule.exetime <= now) t.schedule.exetime = 0;
     q.seq = ++seq_;
-    co_await store_.put(t, q.seq);
+    co_await store_.update(t, q.seq);
     co_await place(*p, std::move(q));
   } else {
-    co_await store_.put(t, q.seq);
+    co_await store_.update(t, q.seq);
   }
 
   // Requests that waited for this outcome.

@@ -78,7 +78,7 @@ double max_or_infinite(double v) {
 struct SqliteStore::Db {
   std::unique_ptr<SqliteFile> file;
   std::filesystem::path path;
-  SqliteStatement get, put, ready, delayed, upsert, result, results, count;
+  SqliteStatement get, put, update, ready, delayed, upsert, result, results, count;
   int64_t result_seq = 0;
 
   // A task row in kTaskColumns order.
@@ -116,6 +116,9 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
       "INSERT OR REPLACE INTO tasks(project, taskid, url, status, rank, exetime, seq, schedule, "
       "fetch, process, track, lastcrawltime, updatetime) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  db->update = f.prepare(
+      "UPDATE tasks SET status = ?3, rank = ?4, exetime = ?5, seq = ?6, schedule = ?7, "
+      "track = ?8, lastcrawltime = ?9, updatetime = ?10 WHERE project = ?1 AND taskid = ?2");
   db->ready = f.prepare((std::string("SELECT ") + kTaskColumns +
                          " FROM tasks WHERE project = ?1 AND status = 1 AND exetime = 0 AND "
                          "(rank, seq) > (?2, ?3) ORDER BY rank, seq LIMIT ?4")
@@ -176,6 +179,22 @@ Task<void> SqliteStore::put(const CrawlTask& t, int64_t seq) {
       .bind(12, t.lastcrawltime)
       .bind(13, t.updatetime)
       .run("store a task");
+  co_return;
+}
+
+Task<void> SqliteStore::update(const CrawlTask& t, int64_t seq) {
+  db_->file->begin();
+  db_->update.bind(1, t.project)
+      .bind(2, t.taskid)
+      .bind(3, static_cast<int>(t.status))
+      .bind(4, -static_cast<int64_t>(t.schedule.priority))
+      .bind(5, t.schedule.exetime)
+      .bind(6, seq)
+      .bind(7, t.schedule.to_json().dump())
+      .bind(8, t.track.dump(-1, ' ', false, json::error_handler_t::replace))
+      .bind(9, t.lastcrawltime)
+      .bind(10, t.updatetime)
+      .run("update a task");
   co_return;
 }
 

@@ -30,6 +30,7 @@ class SqliteStore final : public TaskStore, public ProjectStore, public ResultSt
   // TaskStore
   Task<std::optional<CrawlTask>> get(std::string project, std::string taskid) override;
   Task<void> put(const CrawlTask& task, int64_t seq) override;
+  Task<void> update(const CrawlTask& task, int64_t seq) override;
   Task<std::vector<QueuedTask>> ready(std::string project, std::optional<ReadyKey> after,
                                       size_t limit) override;
   Task<std::vector<QueuedTask>> delayed(std::string project, std::optional<DelayKey> after,

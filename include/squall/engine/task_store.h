@@ -59,6 +59,9 @@ class TaskStore {
   // Inserts or replaces the task (by project and taskid). `seq` places an active task in its
   // order; it is kept for ended tasks but means nothing there.
   virtual Task<void> put(const CrawlTask& task, int64_t seq) = 0;
+  // Writes what an outcome changes of a stored task: its status, schedule, track, times and
+  // place (`seq`); its url, fetch and process stay as stored.
+  virtual Task<void> update(const CrawlTask& task, int64_t seq) = 0;
   // Up to `limit` ready tasks of the project after `after` (from the start without it).
   virtual Task<std::vector<QueuedTask>> ready(std::string project, std::optional<ReadyKey> after,
                                               size_t limit) = 0;
