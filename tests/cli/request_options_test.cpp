@@ -56,13 +56,8 @@ TEST(RequestOptions, AMissingCookieFileIsAnErrorUnlessTheCommandAllowsIt) {
 // Clears the proxy variables before and after each test.
 class ProxyFlags : public testing::Test {
  protected:
-  void SetUp() override { clear(); }
-  void TearDown() override { clear(); }
-  static void clear() {
-    for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
-                             "ALL_PROXY", "no_proxy", "NO_PROXY"})
-      unsetenv(name);
-  }
+  void SetUp() override { test::clear_proxy_environment(); }
+  void TearDown() override { test::clear_proxy_environment(); }
 };
 
 TEST_F(ProxyFlags, TheFlagWinsOverTheEnvironmentAndNoproxyReplacesNoProxy) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "squall/core/error.h"
+#include "support/process.h"
 
 namespace squall::http {
 namespace {
@@ -19,11 +20,8 @@ Url url(std::string_view text) {
 // Sets the proxy variables for one test and clears them after.
 class ProxyEnvironment : public testing::Test {
  protected:
-  void TearDown() override {
-    for (const char* name : kNames) unsetenv(name);
-  }
-  static constexpr const char* kNames[] = {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY",
-                                           "all_proxy",  "ALL_PROXY",  "no_proxy",    "NO_PROXY"};
+  void SetUp() override { test::clear_proxy_environment(); }
+  void TearDown() override { test::clear_proxy_environment(); }
 };
 
 TEST_F(ProxyEnvironment, EachSchemeHasItsVariableAndLowerCaseWins) {

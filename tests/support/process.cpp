@@ -7,6 +7,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -138,6 +139,19 @@ int Process::stop(int signal, std::chrono::milliseconds grace) {
 
 std::string Process::output() const {
   return read_file(log_);
+}
+
+bool is_proxy_variable(std::string_view name) {
+  for (std::string_view proxy : {"http_proxy", "https_proxy", "all_proxy", "no_proxy"})
+    if (name.size() == proxy.size() && strncasecmp(name.data(), proxy.data(), name.size()) == 0)
+      return true;
+  return false;
+}
+
+void clear_proxy_environment() {
+  for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                           "ALL_PROXY", "no_proxy", "NO_PROXY"})
+    unsetenv(name);
 }
 
 uint16_t free_port(bool udp) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace squall::test {
@@ -65,6 +66,12 @@ class Process {
   int status_ = -1;
   std::filesystem::path log_;
 };
+
+// Whether `name` names a variable that sends a client through a proxy (http_proxy, https_proxy,
+// all_proxy, no_proxy, in either case): tests reach their peers on loopback, directly.
+bool is_proxy_variable(std::string_view name);
+// Unsets those variables in this process, for a test that runs a client in it.
+void clear_proxy_environment();
 
 // A port that was free on 127.0.0.1 a moment ago (bind to port 0, read it back, close), for
 // peers that must be told a port in their command line or configuration. `udp` for UDP.

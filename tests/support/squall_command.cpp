@@ -11,8 +11,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "squall/url/ascii.h"
-
 extern char** environ;
 
 namespace squall::test {
@@ -39,11 +37,7 @@ CommandResult run_command(const std::vector<std::string>& argv,
   std::vector<std::string> variables;
   for (char** e = environ; *e; ++e) {
     std::string_view name(*e);
-    name = name.substr(0, name.find('='));
-    bool proxy = false;
-    for (std::string_view p : {"http_proxy", "https_proxy", "all_proxy", "no_proxy"})
-      proxy = proxy || iequals(name, p);
-    if (!proxy) variables.emplace_back(*e);
+    if (!is_proxy_variable(name.substr(0, name.find('=')))) variables.emplace_back(*e);
   }
   for (const auto& [name, value] : env) variables.push_back(name + "=" + value);
   std::vector<char*> envp;
