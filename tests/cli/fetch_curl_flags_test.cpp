@@ -33,7 +33,6 @@ class FetchCurlFlags : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir;
-    httpbin_port_ = test::free_port();
     httpbin_ = new Process(test::start_httpbin(httpbin_port_));
     auto cert = test::make_self_signed(*dir_, "server", "localhost");
     cert_ = new std::string(cert.cert.string());

@@ -53,7 +53,6 @@ class FetchTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new TempDir;
     dir_->write("file.txt", std::string(1024, 'x'));
-    httpbin_port_ = test::free_port();
     httpbin_ = new Process(test::start_httpbin(httpbin_port_));
     nginx_port_ = test::free_port();
     nginx_ = new Process(test::start_nginx(*dir_, R"(

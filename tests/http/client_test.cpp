@@ -24,10 +24,7 @@ using namespace std::chrono_literals;
 // One httpbin for the whole suite: it takes a second or two to start.
 class ClientHttpbinTest : public test::LoopTest {
  protected:
-  static void SetUpTestSuite() {
-    port_ = test::free_port();
-    httpbin_ = new test::Process(test::start_httpbin(port_));
-  }
+  static void SetUpTestSuite() { httpbin_ = new test::Process(test::start_httpbin(port_)); }
   static void TearDownTestSuite() {
     delete httpbin_;
     httpbin_ = nullptr;

@@ -154,20 +154,43 @@ void clear_proxy_environment() {
     unsetenv(name);
 }
 
+namespace {
+
+// The first port of the upper half of the ephemeral range, as Linux splits it for bind(0) (46884
+// of "32768 60999"); 0 when the range cannot be read.
+uint16_t upper_half_start() {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  unsigned low = 0, high = 0;
+  if (!(in >> low >> high) || high <= low || high > 65535) return 0;
+  return static_cast<uint16_t>(low + (((high + 1 - low) >> 2) << 1));
+}
+
+}  // namespace
+
 uint16_t free_port(bool udp) {
-  int fd = socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::runtime_error("socket: " + std::string(strerror(errno)));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+  // The port stays free only until someone else binds it, and servers bind port 0 all the time
+  // in the tests of other processes. Linux gives such a listener (one with SO_REUSEADDR, as
+  // servers set it) an odd port from the lower half of the ephemeral range, and connect() even
+  // ones, while a bind(0) without SO_REUSEADDR, as here, picks any odd port: one from the upper
+  // half is left to those alone. About every other answer is one; a range that cannot be read,
+  // or a run of bad luck, takes what comes.
+  static const uint16_t upper = upper_half_start();
+  for (int tries = 0;; ++tries) {
+    int fd = socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+    if (fd < 0) throw std::runtime_error("socket: " + std::string(strerror(errno)));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      close(fd);
+      throw std::runtime_error("bind: " + std::string(strerror(errno)));
+    }
     close(fd);
-    throw std::runtime_error("bind: " + std::string(strerror(errno)));
+    uint16_t port = ntohs(a.sin_port);
+    if (udp || port >= upper || tries == 63) return port;
   }
-  close(fd);
-  return ntohs(a.sin_port);
 }
 
 static bool accepts(const std::string& host, uint16_t port) {
@@ -233,11 +256,31 @@ Process start_tls_nginx(const TempDir& dir, const CertFiles& cert, const std::st
                      port, "ssl");
 }
 
-Process start_httpbin(uint16_t port) {
-  Process p = Process::start({"/usr/bin/python3", "-m", "httpbin.core", "--host", "127.0.0.1",
-                              "--port", std::to_string(port)});
-  wait_for_port(port, "httpbin", &p, std::chrono::seconds(30));
-  return p;
+Process start_httpbin(uint16_t& port) {
+  // Not `python3 -m httpbin.core --port N`: a port chosen before Python has started (most of a
+  // second) is free for any other socket to take meanwhile, and tests in other processes bind
+  // port 0 all the time. This one takes port 0 itself and says what it got.
+  constexpr const char* kServe =
+      "from werkzeug.serving import make_server\n"
+      "from httpbin.core import app\n"
+      "server = make_server('127.0.0.1', 0, app, threaded=True)\n"
+      "print('httpbin listening on port', server.port, flush=True)\n"
+      "server.serve_forever()\n";
+  constexpr std::string_view kListening = "httpbin listening on port ";
+  Process p = Process::start({"/usr/bin/python3", "-c", kServe});
+  auto deadline = std::chrono::steady_clock::now() + 30s;
+  for (;;) {
+    std::string out = p.output();
+    size_t at = out.find(kListening);
+    if (at != std::string::npos && out.find('\n', at) != std::string::npos) {
+      port = static_cast<uint16_t>(std::stoi(out.substr(at + kListening.size())));
+      return p;
+    }
+    if (!p.running()) throw std::runtime_error("httpbin exited before listening:\n" + out);
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw std::runtime_error("httpbin did not listen within 30 s:\n" + out);
+    std::this_thread::sleep_for(10ms);
+  }
 }
 
 Process start_dnsmasq(const std::vector<std::string>& options, uint16_t& port) {

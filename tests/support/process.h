@@ -74,7 +74,9 @@ bool is_proxy_variable(std::string_view name);
 void clear_proxy_environment();
 
 // A port that was free on 127.0.0.1 a moment ago (bind to port 0, read it back, close), for
-// peers that must be told a port in their command line or configuration. `udp` for UDP.
+// peers that must be told a port in their command line or configuration. `udp` for UDP. A TCP
+// port is one that the listeners other tests bind to port 0 and the connections they open do
+// not take on Linux meanwhile (see process.cpp); a peer that can bind port 0 itself should.
 uint16_t free_port(bool udp = false);
 
 // Polls until something accepts TCP connections on host:port, or throws std::runtime_error
@@ -90,9 +92,10 @@ void wait_for_port(uint16_t port, const std::string& what, Process* process = nu
 Process start_nginx(const TempDir& dir, const std::string& server_body, uint16_t port,
                     const std::string& listen_options = "", const std::string& extra_http = "");
 
-// Debian's python3-httpbin served by /usr/bin/python3 on 127.0.0.1:`port`; returns once it
-// accepts connections.
-Process start_httpbin(uint16_t port);
+// Debian's python3-httpbin served by /usr/bin/python3 (werkzeug's threaded server, as its own
+// main runs it) on 127.0.0.1, on a port the system picks as the server binds it, which `port`
+// receives; returns once it accepts connections.
+Process start_httpbin(uint16_t& port);
 
 // dnsmasq (Debian's /usr/sbin/dnsmasq) in the foreground, answering on 127.0.0.1 over UDP and
 // TCP on one port that it picks and stores in `port`, forwarding nowhere, with `options` added
