@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fetch_peers.h"
 #include "support/process.h"
 #include "support/reply_server.h"
 #include "support/squall_command.h"
@@ -33,17 +34,10 @@ class FetchCurlFlags : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir;
-    httpbin_ = new Process(test::start_httpbin(httpbin_port_));
-    auto cert = test::make_self_signed(*dir_, "server", "localhost");
-    cert_ = new std::string(cert.cert.string());
-    tls_port_ = test::free_port();
-    tls_nginx_ = new Process(
-        test::start_tls_nginx(*dir_, cert, "location / { return 200 'secure'; }", tls_port_));
+    peers_ = new test::FetchPeers(*dir_);
   }
   static void TearDownTestSuite() {
-    delete tls_nginx_;
-    delete httpbin_;
-    delete cert_;
+    delete peers_;
     delete dir_;
   }
 
@@ -58,21 +52,13 @@ class FetchCurlFlags : public ::testing::Test {
     args.insert(args.begin(), "/usr/bin/curl");
     return test::run_command(args, curl_work_.path());
   }
-  static std::string httpbin(std::string_view path) {
-    return "http://127.0.0.1:" + std::to_string(httpbin_port_) + std::string(path);
-  }
-  static std::string tls(std::string_view host) {
-    return "https://" + std::string(host) + ":" + std::to_string(tls_port_) + "/";
-  }
+  static std::string httpbin(std::string_view path) { return peers_->httpbin(path); }
+  static std::string tls(std::string_view host) { return peers_->tls(host); }
   const TempDir& work() const { return work_; }
   const TempDir& curl_work() const { return curl_work_; }
 
   static inline TempDir* dir_;
-  static inline Process* httpbin_;
-  static inline Process* tls_nginx_;
-  static inline std::string* cert_;
-  static inline uint16_t httpbin_port_;
-  static inline uint16_t tls_port_;
+  static inline test::FetchPeers* peers_;
 
  private:
   TempDir work_, curl_work_;
@@ -241,7 +227,7 @@ TEST_F(FetchCurlFlags, TheProxyComesFromTheFlagOrTheEnvironmentUnlessNoProxyName
   // httpbin answers absolute-form targets, so it stands in for a forwarding proxy: the host in
   // the URL (which cannot resolve) is never looked up.
   std::string url = "http://squall-test.invalid/get?via=proxy";
-  std::string proxy = "127.0.0.1:" + std::to_string(httpbin_port_);
+  std::string proxy = "127.0.0.1:" + std::to_string(peers_->httpbin_port());
   auto flag = fetch({"-x", proxy, url});
   EXPECT_EQ(flag.status, 0) << flag.err;
   EXPECT_TRUE(contains(compact(flag.out), R"("via":"proxy")")) << flag.out;
@@ -256,7 +242,7 @@ TEST_F(FetchCurlFlags, TheProxyComesFromTheFlagOrTheEnvironmentUnlessNoProxyName
 }
 
 TEST_F(FetchCurlFlags, ResolvePinsAnAddressAndIpFamilyFlagsFilterAddresses) {
-  std::string port = std::to_string(httpbin_port_);
+  std::string port = std::to_string(peers_->httpbin_port());
   auto r = fetch({"--resolve", "squall.example:" + port + ":127.0.0.1",
                   "http://squall.example:" + port + "/get"});
   EXPECT_EQ(r.status, 0) << r.err;
@@ -298,7 +284,7 @@ TEST_F(FetchCurlFlags, SeveralUrlsAreFetchedInTurnAndTheStatusIsTheFailures) {
 }
 
 TEST_F(FetchCurlFlags, VerboseShowsTheTlsSessionAndTheCertificate) {
-  auto r = fetch({"-v", "--cacert", *cert_, tls("localhost")});
+  auto r = fetch({"-v", "--cacert", peers_->cert().cert.string(), tls("localhost")});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "secure");
   EXPECT_TRUE(contains(r.err, "* TLS connection using TLSv1.")) << r.err;

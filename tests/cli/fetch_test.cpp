@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "fetch_peers.h"
 #include "squall/cli/url_command.h"
 #include "support/process.h"
 #include "support/reply_server.h"
@@ -47,13 +48,13 @@ std::string base(uint16_t port) {
   return "http://127.0.0.1:" + std::to_string(port);
 }
 
-// One httpbin and one nginx for the whole suite: starting them is most of the cost.
+// The fetch peers and one more nginx for the whole suite: starting them is most of the cost.
 class FetchTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir;
     dir_->write("file.txt", std::string(1024, 'x'));
-    httpbin_ = new Process(test::start_httpbin(httpbin_port_));
+    peers_ = new test::FetchPeers(*dir_);
     nginx_port_ = test::free_port();
     nginx_ = new Process(test::start_nginx(*dir_, R"(
       location = /hello { return 200 'hello'; }
@@ -64,15 +65,10 @@ class FetchTest : public ::testing::Test {
       location / { }
     )",
                                            nginx_port_));
-    auto cert = test::make_self_signed(*dir_, "server", "localhost");
-    tls_port_ = test::free_port();
-    tls_nginx_ = new Process(
-        test::start_tls_nginx(*dir_, cert, "location / { return 200 'secure'; }", tls_port_));
   }
   static void TearDownTestSuite() {
-    delete tls_nginx_;
     delete nginx_;
-    delete httpbin_;
+    delete peers_;
     delete dir_;
   }
 
@@ -82,7 +78,7 @@ class FetchTest : public ::testing::Test {
     c.timeout = 20;
     return c;
   }
-  static std::string httpbin(std::string_view path) { return base(httpbin_port_).append(path); }
+  static std::string httpbin(std::string_view path) { return peers_->httpbin(path); }
   static std::string nginx(std::string_view path) { return base(nginx_port_).append(path); }
 
   // One line on stderr, naming what went wrong.
@@ -94,11 +90,8 @@ class FetchTest : public ::testing::Test {
   }
 
   static inline TempDir* dir_;
-  static inline Process* httpbin_;
+  static inline test::FetchPeers* peers_;
   static inline Process* nginx_;
-  static inline Process* tls_nginx_;
-  static inline uint16_t tls_port_;
-  static inline uint16_t httpbin_port_;
   static inline uint16_t nginx_port_;
 };
 
@@ -142,12 +135,12 @@ TEST_F(FetchTest, VerboseDescribesRequestHeadRedirectsAndTimesOnStandardError) {
   EXPECT_EQ(o->status, 0) << o->err.str();
   std::string err = o->err.str();
   EXPECT_NE(err.find("> GET /redirect/2 HTTP/1.1\n> Host: 127.0.0.1:" +
-                     std::to_string(httpbin_port_) + "\n"),
+                     std::to_string(peers_->httpbin_port()) + "\n"),
             std::string::npos)
       << err;
   EXPECT_NE(err.find("< HTTP/1.1 302 FOUND\n"), std::string::npos) << err;
   EXPECT_NE(err.find("> GET /get HTTP/1.1\n"), std::string::npos) << err;
-  EXPECT_NE(err.find("* Connected to 127.0.0.1:" + std::to_string(httpbin_port_) + "\n"),
+  EXPECT_NE(err.find("* Connected to 127.0.0.1:" + std::to_string(peers_->httpbin_port()) + "\n"),
             std::string::npos)
       << err;
   EXPECT_NE(err.find("< HTTP/1.1 200 OK\n"), std::string::npos) << err;
@@ -222,7 +215,7 @@ TEST_F(FetchTest, ProxySendsTheRequestInAbsoluteFormToTheProxy) {
   // httpbin answers absolute-form targets, so it stands in for a forwarding proxy: the host
   // in the URL is never looked up.
   FetchCommand c = get("http://squall-test.invalid/get?via=proxy");
-  c.proxy = base(httpbin_port_);
+  c.proxy = base(peers_->httpbin_port());
   auto o = fetch(c);
   EXPECT_EQ(o->status, 0) << o->err.str();
   EXPECT_NE(compact(o->out.str()).find("\"via\":\"proxy\""), std::string::npos) << o->out.str();
@@ -380,7 +373,7 @@ TEST_F(FetchTest, ABodyThatIsNotWhatItsContentEncodingSaysExits61) {
 }
 
 TEST_F(FetchTest, ASelfSignedCertificateExits60AndInsecureFetchesAnyway) {
-  FetchCommand c = get("https://127.0.0.1:" + std::to_string(tls_port_) + "/");
+  FetchCommand c = get(peers_->tls("127.0.0.1"));
   auto o = fetch(c);
   EXPECT_EQ(o->status, 60);
   expect_one_line(*o, "tls");
@@ -391,7 +384,7 @@ TEST_F(FetchTest, ASelfSignedCertificateExits60AndInsecureFetchesAnyway) {
 }
 
 TEST_F(FetchTest, ACacertFileThatCannotBeReadExits77BeforeAnyRequest) {
-  FetchCommand c = get("https://127.0.0.1:" + std::to_string(tls_port_) + "/");
+  FetchCommand c = get(peers_->tls("127.0.0.1"));
   c.cacert = "/nonexistent/ca.pem";
   auto o = fetch(c);
   EXPECT_EQ(o->status, 77);

@@ -6,16 +6,14 @@
 #include <cstdlib>
 
 #include "squall/core/error.h"
+#include "support/parsed_url.h"
 #include "support/process.h"
+#include "support/proxy_environment.h"
 
 namespace squall::cli {
 namespace {
 
-Url url(std::string_view text) {
-  UrlResult u = Url::parse(text);
-  EXPECT_TRUE(u) << text;
-  return *std::move(u);
-}
+using test::url;
 
 TEST(RequestOptions, AHeaderNeedsANameAndAColon) {
   http::Headers headers;
@@ -53,12 +51,8 @@ TEST(RequestOptions, AMissingCookieFileIsAnErrorUnlessTheCommandAllowsIt) {
       << "a file that is there must be a cookie file";
 }
 
-// Clears the proxy variables before and after each test.
-class ProxyFlags : public testing::Test {
- protected:
-  void SetUp() override { test::clear_proxy_environment(); }
-  void TearDown() override { test::clear_proxy_environment(); }
-};
+// Tests that set the proxy variables.
+class ProxyFlags : public test::ProxyEnvironmentTest {};
 
 TEST_F(ProxyFlags, TheFlagWinsOverTheEnvironmentAndNoproxyReplacesNoProxy) {
   setenv("http_proxy", "127.0.0.1:3128", 1);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/parsed_url.h"
+
 namespace squall {
 namespace {
 
@@ -11,11 +13,7 @@ using namespace std::chrono_literals;
 
 const TimePoint t0 = TimePoint{} + 1000s;
 
-Url url(std::string_view text) {
-  UrlResult u = Url::parse(text);
-  EXPECT_TRUE(u) << text;
-  return *std::move(u);
-}
+using test::url;
 
 CrawlUrl crawl_url(std::string_view text) {
   CrawlUrl c;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "squall/core/error.h"
+#include "support/parsed_url.h"
 #include "support/process.h"
 
 namespace squall::http {
@@ -12,11 +13,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-Url url(std::string_view text) {
-  UrlResult u = Url::parse(text);
-  EXPECT_TRUE(u) << text;
-  return *std::move(u);
-}
+using test::url;
 
 const auto kNow = std::chrono::system_clock::time_point(std::chrono::seconds(2'000'000'000));
 
@@ -56,23 +53,29 @@ TEST(CookieJar, ALineThatIsNotACookieIsAnErrorNamingFileAndLine) {
   EXPECT_EQ(CookieJar::load(path).header_for(url("http://example.com/x"), kNow), "a=b");
 }
 
+// What the jar sends to each URL: {URL, Cookie value} pairs.
+void expect_sent(const CookieJar& jar,
+                 std::initializer_list<std::pair<std::string_view, std::string_view>> sent) {
+  for (auto [to, cookie] : sent) EXPECT_EQ(jar.header_for(url(to)), cookie) << to;
+}
+
 TEST(CookieJar, AHostOnlyCookieGoesBackToItsHostAndPathOnly) {
   CookieJar jar;
   jar.store(url("http://www.example.com/docs/page"), "sid=1");
-  EXPECT_EQ(jar.header_for(url("http://www.example.com/docs/other")), "sid=1");
-  EXPECT_EQ(jar.header_for(url("http://www.example.com/docs")), "sid=1");
-  EXPECT_EQ(jar.header_for(url("http://www.example.com/")), "");
-  EXPECT_EQ(jar.header_for(url("http://www.example.com/docsx")), "");
-  EXPECT_EQ(jar.header_for(url("http://sub.www.example.com/docs/")), "");
+  expect_sent(jar, {{"http://www.example.com/docs/other", "sid=1"},
+                    {"http://www.example.com/docs", "sid=1"},
+                    {"http://www.example.com/", ""},
+                    {"http://www.example.com/docsx", ""},
+                    {"http://sub.www.example.com/docs/", ""}});
 }
 
 TEST(CookieJar, ADomainCookieGoesToTheNamesBeneathAndAnotherSitesIsIgnored) {
   CookieJar jar;
   jar.store(url("http://www.example.com/"), "a=1; Domain=.example.com; Path=/");
   jar.store(url("http://www.example.com/"), "b=2; Domain=other.org");
-  EXPECT_EQ(jar.header_for(url("http://api.example.com/x")), "a=1");
-  EXPECT_EQ(jar.header_for(url("http://example.com/")), "a=1");
-  EXPECT_EQ(jar.header_for(url("http://other.org/")), "");
+  expect_sent(jar, {{"http://api.example.com/x", "a=1"},
+                    {"http://example.com/", "a=1"},
+                    {"http://other.org/", ""}});
   EXPECT_EQ(jar.cookies().size(), 1u);
 }
 

@@ -6,23 +6,16 @@
 #include <cstdlib>
 
 #include "squall/core/error.h"
-#include "support/process.h"
+#include "support/parsed_url.h"
+#include "support/proxy_environment.h"
 
 namespace squall::http {
 namespace {
 
-Url url(std::string_view text) {
-  UrlResult u = Url::parse(text);
-  EXPECT_TRUE(u) << text;
-  return *std::move(u);
-}
+using test::url;
 
-// Sets the proxy variables for one test and clears them after.
-class ProxyEnvironment : public testing::Test {
- protected:
-  void SetUp() override { test::clear_proxy_environment(); }
-  void TearDown() override { test::clear_proxy_environment(); }
-};
+// Tests that set the proxy variables.
+class ProxyEnvironment : public test::ProxyEnvironmentTest {};
 
 TEST_F(ProxyEnvironment, EachSchemeHasItsVariableAndLowerCaseWins) {
   setenv("http_proxy", "127.0.0.1:3128", 1);
