@@ -1,0 +1,92 @@
+// Engine: pyspider's pipeline in one process: scheduler → fetcher → processor → result worker.
+//
+//   Spider spider;                                   // a Handler (handler.h)
+//   Engine engine({.store = "spider.db", .jsonl = "results.jsonl"});
+//   engine.add_project(spider);
+//   EngineSummary summary = co_await engine.run();  // until the projects have nothing left
+//
+//        requests ┌───────────┐ dispatch  ┌─────────┐ fetched ┌───────────┐ results ┌────────┐
+//   on_start ───► │ scheduler │ ────────► │ fetcher │ ──────► │ processor │ ──────► │ result │
+//          ┌────► │  (store)  │  bounded  │  × N    │ bounded │ (handler) │         │ worker │
+//          │      └───────────┘   queue   └─────────┘  queue  └───────────┘         └────────┘
+//          └──────────── follows, messages, status packs ◄────────┘
+//
+// - The queues between components are bounded: the scheduler hands out tasks only while the
+//   fetch queue has room, the fetchers wait while the processor's queue is full. Nothing polls:
+//   a freed slot, a new task or an outcome wakes the dispatcher, and so does the scheduler's
+//   next_wake (a delayed task due, a token refilled).
+// - One SQLite file (SqliteStore) holds tasks, projects, counters and results; the engine commits
+//   every `commit_interval`. A task's outcome, its follows and its result are applied together,
+//   between two commits, so a kill at any moment loses at most the work since the last commit:
+//   those tasks are still active in the store and run again on the next start, their results
+//   replace nothing twice, and the JSON lines export is cut back to match (ResultWorker).
+// - Each project starts with its on_start task (pyspider's), run once per start; when no
+//   project has anything left, each gets its on_finished, and then run() returns (with
+//   exit_when_done; otherwise it waits for more until stop()).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "squall/core/task.h"
+#include "squall/engine/fetcher.h"
+#include "squall/engine/handler.h"
+#include "squall/engine/project_store.h"
+#include "squall/engine/scheduler.h"
+#include "squall/engine/sqlite_store.h"
+
+namespace squall {
+
+struct EngineOptions {
+  std::filesystem::path store = "engine.db";
+  bool fresh = false;            // drop what the store held
+  std::filesystem::path jsonl;   // the results' export; empty for none
+  size_t concurrency = 10;       // fetches in flight
+  size_t queue_size = 100;       // each queue between components
+  double commit_interval = 0.2;  // seconds
+  bool exit_when_done = true;
+  SchedulerOptions scheduler;
+  FetcherOptions fetcher;
+};
+
+struct EngineSummary {
+  uint64_t dispatched = 0;  // tasks handed to the fetcher
+  uint64_t succeeded = 0;   // outcomes ok
+  uint64_t failed = 0;      // outcomes not ok (retried or failed for good)
+  uint64_t results = 0;     // results stored
+  uint64_t follows = 0;     // new tasks taken in
+  double seconds = 0;
+  bool stopped = false;
+};
+
+class Engine {
+ public:
+  explicit Engine(EngineOptions options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Adds a project run by `handler` (it must outlive the engine). `info`'s name is the
+  // handler's; its status (RUNNING unless set), rate and burst are used.
+  void add_project(Handler& handler, ProjectInfo info = running());
+  static ProjectInfo running();  // RUNNING, with no rate limit
+
+  // Opens the store, starts every project and runs until done (or stop()). Throws squall::Error
+  // when the store or the export cannot be opened.
+  [[nodiscard]] Task<EngineSummary> run();
+  // Ends run() soon: no new dispatches; work in flight is dropped (it stays active in the store).
+  void stop() noexcept;
+
+  // While run() runs (null before).
+  Scheduler* scheduler() noexcept;
+  SqliteStore* store() noexcept;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace squall

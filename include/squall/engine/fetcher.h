@@ -1,0 +1,95 @@
+// Fetcher: the engine's fetch of one task, as pyspider's fetcher does it, by fetch type.
+//
+//   Fetcher fetcher({.user_agent = "squall/1.0"});
+//   FetchResult r = co_await fetcher.fetch(task);   // never throws for a failed fetch
+//
+// - http and https go through squall's HTTP client (its pool, limits and decoding) with the
+//   task's `fetch` options: method, headers, data, cookies, user_agent, timeout,
+//   connect_timeout, allow_redirects, max_redirects, validate_cert, proxy, use_gzip.
+// - data: URLs are decoded in place (the Fetch Standard's processor).
+// - `fetch_type: js` needs the browser pool, which this fetcher does not have: such a task fails
+//   with an error that says so.
+// - Conditional recrawl: with the `etag` and `last_modified` options (on by default, as in
+//   pyspider) the ETag and Last-Modified of the task's last fetch (its track) become
+//   If-None-Match and If-Modified-Since; a 304 answer is `unchanged`.
+// - robots.txt (the task's `robots_txt` option, or FetcherOptions::obey_robots for every task):
+//   each host's file is fetched once and cached by RFC 9309's rules, in a bounded cache whose
+//   entries expire; a disallowed URL is a 403 "disallowed by robots.txt", and a robots.txt that
+//   cannot be reached fails the fetch (599) so that the scheduler's retry rules try it again.
+// The result has pyspider's fields; status_code is 599 when no HTTP status came.
+#pragma once
+
+#include <cstddef>
+#include <list>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "squall/core/task.h"
+#include "squall/crawl/robots.h"
+#include "squall/engine/crawl_task.h"
+#include "squall/http/client.h"
+
+namespace squall {
+
+struct FetchResult {
+  int status_code = 599;
+  std::string orig_url;  // the task's URL
+  std::string url;       // the final URL, after redirects
+  http::Headers headers;
+  nlohmann::json cookies = nlohmann::json::object();  // name → value, every hop's
+  std::string content;
+  std::string encoding;    // the charset the response declares ("" when it declares none)
+  double time = 0;         // seconds
+  nlohmann::json save;     // the task's fetch.save, handed back
+  std::string error;       // why it failed; empty when an answer came
+  bool unchanged = false;  // a 304 to a conditional request
+
+  // pyspider's fetch result dict (content as text).
+  nlohmann::json to_json() const;
+  // What the task's track keeps of a fetch: ok, status_code, url, time, error, etag,
+  // last_modified, and the headers pyspider keeps.
+  nlohmann::json track() const;
+};
+
+struct FetcherOptions {
+  std::string user_agent = "squall/1.0";
+  bool obey_robots = false;     // robots.txt for every task, not only those that ask
+  size_t robots_cache = 10000;  // hosts whose robots.txt is remembered
+  size_t max_body_size = size_t{10} << 20;
+  double timeout = 120;  // pyspider's default, seconds
+  double connect_timeout = 20;
+  http::HttpClient* client = nullptr;  // HttpClient::shared() when null
+};
+
+class Fetcher {
+ public:
+  explicit Fetcher(FetcherOptions options = {});
+  ~Fetcher();
+
+  [[nodiscard]] Task<FetchResult> fetch(const CrawlTask& task);
+
+  const FetcherOptions& options() const noexcept { return options_; }
+  size_t robots_cached() const noexcept { return robots_.size(); }
+
+ private:
+  http::HttpClient& client();
+  Task<FetchResult> fetch_http(const CrawlTask& task);
+  // The robots.txt verdict for `url`: empty when it may be fetched, else the failed result.
+  Task<std::optional<FetchResult>> check_robots(const CrawlTask& task, const Url& url);
+
+  struct RobotsEntry {
+    RobotsRules rules;
+    double expires = 0;
+    bool reachable = true;
+    std::string error;
+    std::list<std::string>::iterator lru;
+  };
+  FetcherOptions options_;
+  std::unordered_map<std::string, RobotsEntry> robots_;
+  std::list<std::string> robots_lru_;  // most recent first
+};
+
+}  // namespace squall

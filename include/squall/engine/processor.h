@@ -1,0 +1,50 @@
+// Processor: runs a project's handler on a fetched task, as pyspider's processor does.
+//
+//   Processor processor(handler);
+//   ProcessOutput out = processor.process(dispatch, std::move(fetched));
+//   // out.follows to the scheduler, out.result to the result worker, out.status back
+//
+// The task's callback (its `process.callback`) gets the Response. Three callbacks are the
+// engine's own, as in pyspider: "on_start" runs Handler::on_start, "_on_message" delivers a
+// send_message to on_message, "on_finished" runs on_finished. The status pack's track records
+// what the fetch and the callback did: {fetch: FetchResult::track(), process: {ok, time,
+// follows, messages, exception, logs}}. A callback that throws, a missing callback, a non-2xx
+// response (unless the callback catches status code errors) or a callback over its time limit
+// make the status not ok, and the scheduler's retry rules take over; follows asked for before
+// the failure are still sent, as pyspider sends them. A 304 to a conditional request is ok and
+// runs no callback: the page is unchanged.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "squall/engine/fetcher.h"
+#include "squall/engine/handler.h"
+#include "squall/engine/result_store.h"
+#include "squall/engine/scheduler.h"
+
+namespace squall {
+
+struct ProcessOutput {
+  StatusPack status;
+  std::vector<CrawlTask> follows;  // send_message's messages are tasks of their projects
+  std::optional<TaskResult> result;
+};
+
+class Processor {
+ public:
+  explicit Processor(Handler& handler) : handler_(handler) {}
+
+  ProcessOutput process(const Dispatch& dispatch, FetchResult fetched);
+
+  // The task that starts a project: its on_start, once per run.
+  static CrawlTask start_task(const std::string& project);
+  // The task that carries a send_message to `to`.
+  static CrawlTask message_task(const std::string& from, const std::string& to,
+                                const nlohmann::json& message);
+
+ private:
+  Handler& handler_;
+};
+
+}  // namespace squall

@@ -1,0 +1,45 @@
+// ResultStore: what projects' callbacks returned, one result per task (pyspider's resultdb).
+//
+// A result is upserted by (project, taskid): a task processed again replaces its earlier
+// result, so a result delivered twice is stored once. Results keep the order they were first
+// stored in, which listing and the JSON lines dump follow.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "squall/core/task.h"
+
+namespace squall {
+
+struct TaskResult {
+  std::string taskid;
+  std::string url;
+  nlohmann::json result;
+  double updatetime = 0;
+
+  // pyspider's dump line: {"taskid", "url", "result", "updatetime"}.
+  nlohmann::json to_json() const;
+};
+
+class ResultStore {
+ public:
+  virtual ~ResultStore() = default;
+  virtual Task<void> upsert(std::string project, const TaskResult& result) = 0;
+  virtual Task<std::optional<TaskResult>> result(std::string project, std::string taskid) = 0;
+  // Up to `limit` results from `offset` in stored order.
+  virtual Task<std::vector<TaskResult>> results(std::string project, size_t offset,
+                                                size_t limit) = 0;
+  virtual Task<int64_t> count(std::string project) = 0;
+
+  // Small named values kept with the results and committed with them (an export's offset).
+  virtual Task<std::optional<std::string>> meta(std::string key) = 0;
+  virtual Task<void> set_meta(std::string key, std::string value) = 0;
+};
+
+}  // namespace squall

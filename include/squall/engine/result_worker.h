@@ -1,0 +1,49 @@
+// ResultWorker: stores each task's result (upserted by taskid) and exports it as JSON lines in
+// pyspider's dump format: {"taskid", "url", "result", "updatetime"}.
+//
+//   ResultWorker results(store, "results.jsonl");
+//   co_await results.open();                // cuts the export back to what the store committed
+//   co_await results.write("proj", result);
+//   co_await results.checkpoint();          // then commit the store
+//
+// The export is written as results come and flushed at each checkpoint, whose size is recorded
+// in the store and committed with the results it holds. After a kill, open() cuts the file back
+// to the committed size, so the lines of results the store lost are gone too and no line is
+// written twice. A file this store has no record of writing is refused rather than overwritten.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "squall/core/task.h"
+#include "squall/engine/result_store.h"
+
+namespace squall {
+
+class ResultWorker {
+ public:
+  explicit ResultWorker(ResultStore& store, std::filesystem::path jsonl = {});
+  ~ResultWorker();
+  ResultWorker(const ResultWorker&) = delete;
+  ResultWorker& operator=(const ResultWorker&) = delete;
+
+  // Opens the export. Throws squall::Error (InvalidArgument) for a non-empty file the store did
+  // not write, (System) when it cannot be opened.
+  Task<void> open();
+  Task<void> write(std::string project, const TaskResult& result);
+  Task<void> checkpoint();
+
+  uint64_t written() const noexcept { return written_; }
+
+ private:
+  std::string meta_key() const;
+
+  ResultStore& store_;
+  std::filesystem::path jsonl_;
+  std::FILE* file_ = nullptr;
+  uint64_t size_ = 0;
+  uint64_t written_ = 0;
+};
+
+}  // namespace squall

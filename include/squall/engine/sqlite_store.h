@@ -1,0 +1,66 @@
+// SqliteStore: the engine's embedded store, tasks, projects, counters and results in one SQLite
+// file with no server to start.
+//
+//   auto store = SqliteStore::open("project.db");
+//   co_await store->put(task, seq);
+//   co_await store->commit();
+//
+// One file means one transaction: a task's outcome, its result and the counters that count it
+// become durable together at commit(), so a kill at any moment leaves them agreeing. The file is
+// locked to one process (SqliteFile); a file that is not an SQLite database, or that another
+// process holds, is refused with an error that says so. Every call completes without
+// suspending.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "squall/engine/project_store.h"
+#include "squall/engine/result_store.h"
+#include "squall/engine/task_store.h"
+
+namespace squall {
+
+class SqliteStore final : public TaskStore, public ProjectStore, public ResultStore {
+ public:
+  static std::unique_ptr<SqliteStore> open(const std::filesystem::path& path,
+                                           bool start_over = false);
+  ~SqliteStore() override;
+
+  // TaskStore
+  Task<std::optional<CrawlTask>> get(std::string project, std::string taskid) override;
+  Task<void> put(const CrawlTask& task, int64_t seq) override;
+  Task<void> update(const CrawlTask& task, int64_t seq) override;
+  Task<std::vector<QueuedTask>> ready(std::string project, std::optional<ReadyKey> after,
+                                      size_t limit) override;
+  Task<std::vector<QueuedTask>> delayed(std::string project, std::optional<DelayKey> after,
+                                        size_t limit) override;
+  Task<int64_t> last_seq() override;
+  Task<void> each_taskid(std::string project, std::function<void(const std::string&)> fn) override;
+  Task<CounterValues> recount(std::string project) override;
+  Task<std::optional<nlohmann::json>> counters(std::string project) override;
+  Task<void> save_counters(std::string project, const nlohmann::json& counters) override;
+  Task<void> commit() override;
+
+  // ProjectStore
+  Task<std::optional<ProjectInfo>> project(std::string name) override;
+  Task<std::vector<ProjectInfo>> projects() override;
+  Task<void> put_project(const ProjectInfo& project) override;
+
+  // ResultStore
+  Task<void> upsert(std::string project, const TaskResult& result) override;
+  Task<std::optional<TaskResult>> result(std::string project, std::string taskid) override;
+  Task<std::vector<TaskResult>> results(std::string project, size_t offset, size_t limit) override;
+  Task<int64_t> count(std::string project) override;
+  Task<std::optional<std::string>> meta(std::string key) override;
+  Task<void> set_meta(std::string key, std::string value) override;
+
+  const std::filesystem::path& path() const noexcept;
+
+ private:
+  struct Db;
+  explicit SqliteStore(std::unique_ptr<Db> db);
+  std::unique_ptr<Db> db_;
+};
+
+}  // namespace squall

@@ -1,0 +1,184 @@
+// CrawlTask to and from pyspider's task dict.
+#include "squall/engine/crawl_task.h"
+
+#include <openssl/evp.h>
+
+#include <array>
+
+#include "squall/core/error.h"
+
+namespace squall {
+
+using nlohmann::json;
+
+std::string_view task_status_name(TaskStatus status) noexcept {
+  switch (status) {
+    case TaskStatus::Active:
+      return "active";
+    case TaskStatus::Success:
+      return "success";
+    case TaskStatus::Failed:
+      return "failed";
+    case TaskStatus::Bad:
+      return "bad";
+  }
+  return "?";
+}
+
+std::optional<TaskStatus> parse_task_status(std::string_view name) noexcept {
+  for (TaskStatus s :
+       {TaskStatus::Active, TaskStatus::Success, TaskStatus::Failed, TaskStatus::Bad})
+    if (task_status_name(s) == name) return s;
+  return std::nullopt;
+}
+
+namespace {
+
+[[noreturn]] void wrong_type(std::string_view key, std::string_view expected) {
+  std::string detail = "task field '";
+  detail.append(key).append("' must be ").append(expected);
+  throw Error(ErrorKind::InvalidArgument, detail);
+}
+
+// Reads json[key] into `out` when present and not null.
+void read(const json& j, const char* key, int& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (!it->is_number()) wrong_type(key, "a number");
+  out = it->get<int>();
+}
+
+void read(const json& j, const char* key, double& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (!it->is_number()) wrong_type(key, "a number");
+  out = it->get<double>();
+}
+
+void read(const json& j, const char* key, bool& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (it->is_boolean())
+    out = it->get<bool>();
+  else if (it->is_number())
+    out = it->get<double>() != 0;  // Python scripts pass 0 and 1 too
+  else
+    wrong_type(key, "true or false");
+}
+
+void read(const json& j, const char* key, std::string& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (it->is_string())
+    out = it->get<std::string>();
+  else if (it->is_number() || it->is_boolean())
+    out = it->dump();  // itag=1 is common
+  else
+    wrong_type(key, "a string");
+}
+
+void read_object(const json& j, const char* key, json& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (!it->is_object()) wrong_type(key, "an object");
+  out = *it;
+}
+
+}  // namespace
+
+json TaskSchedule::to_json() const {
+  json j = {{"priority", priority},
+            {"retries", retries},
+            {"retried", retried},
+            {"exetime", exetime},
+            {"age", age}};
+  if (!itag.empty()) j["itag"] = itag;
+  if (auto_recrawl) j["auto_recrawl"] = true;
+  if (force_update) j["force_update"] = true;
+  if (cancel) j["cancel"] = true;
+  return j;
+}
+
+TaskSchedule TaskSchedule::from_json(const json& j) {
+  TaskSchedule s;
+  if (j.is_null()) return s;
+  if (!j.is_object()) wrong_type("schedule", "an object");
+  read(j, "priority", s.priority);
+  read(j, "retries", s.retries);
+  read(j, "retried", s.retried);
+  read(j, "exetime", s.exetime);
+  read(j, "age", s.age);
+  read(j, "itag", s.itag);
+  read(j, "auto_recrawl", s.auto_recrawl);
+  read(j, "force_update", s.force_update);
+  read(j, "cancel", s.cancel);
+  return s;
+}
+
+CrawlTask CrawlTask::for_url(std::string_view project, std::string_view url) {
+  CrawlTask t;
+  t.taskid = default_taskid(url);
+  t.project = std::string(project);
+  t.url = std::string(url);
+  return t;
+}
+
+std::string CrawlTask::callback() const {
+  auto it = process.find("callback");
+  return it != process.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+json CrawlTask::to_json() const {
+  return {{"taskid", taskid},
+          {"project", project},
+          {"url", url},
+          {"status", static_cast<int>(status)},
+          {"schedule", schedule.to_json()},
+          {"fetch", fetch},
+          {"process", process},
+          {"track", track},
+          {"lastcrawltime", lastcrawltime},
+          {"updatetime", updatetime}};
+}
+
+CrawlTask CrawlTask::from_json(const json& j, std::string_view project) {
+  if (!j.is_object()) wrong_type("task", "an object");
+  CrawlTask t;
+  read(j, "url", t.url);
+  if (t.url.empty()) throw Error(ErrorKind::InvalidArgument, "task has no url");
+  t.project = std::string(project);
+  read(j, "project", t.project);
+  if (t.project.empty()) throw Error(ErrorKind::InvalidArgument, "task has no project");
+  read(j, "taskid", t.taskid);
+  if (t.taskid.empty()) t.taskid = default_taskid(t.url);
+  if (auto it = j.find("status"); it != j.end() && !it->is_null()) {
+    if (it->is_number_integer() && it->get<int>() >= 1 && it->get<int>() <= 4)
+      t.status = static_cast<TaskStatus>(it->get<int>());
+    else if (auto s = it->is_string() ? parse_task_status(it->get<std::string>()) : std::nullopt)
+      t.status = *s;
+    else
+      wrong_type("status", "1 to 4 or active, success, failed or bad");
+  }
+  if (auto it = j.find("schedule"); it != j.end()) t.schedule = TaskSchedule::from_json(*it);
+  read_object(j, "fetch", t.fetch);
+  read_object(j, "process", t.process);
+  read_object(j, "track", t.track);
+  read(j, "lastcrawltime", t.lastcrawltime);
+  read(j, "updatetime", t.updatetime);
+  return t;
+}
+
+std::string default_taskid(std::string_view url) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  EVP_Digest(url.data(), url.size(), digest.data(), &length, EVP_md5(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex(length * 2, '0');
+  for (unsigned int i = 0; i < length; ++i) {
+    hex[2 * i] = kHex[digest[i] >> 4];
+    hex[2 * i + 1] = kHex[digest[i] & 15];
+  }
+  return hex;
+}
+
+}  // namespace squall

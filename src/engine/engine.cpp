@@ -1,0 +1,244 @@
+// Engine: the components as tasks on one loop, joined by bounded queues.
+#include "squall/engine/engine.h"
+
+#include <chrono>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "squall/core/error.h"
+#include "squall/core/event.h"
+#include "squall/core/log.h"
+#include "squall/core/queue.h"
+#include "squall/core/sleep.h"
+#include "squall/core/spawn.h"
+#include "squall/engine/processor.h"
+#include "squall/engine/result_worker.h"
+
+namespace squall {
+
+namespace {
+
+struct Fetched {
+  Dispatch dispatch;
+  FetchResult result;
+};
+
+Duration seconds(double s) {
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+}
+
+}  // namespace
+
+struct Engine::State {
+  EngineOptions options;
+  struct Project {
+    Handler* handler;
+    ProjectInfo info;
+    std::unique_ptr<Processor> processor;
+  };
+  std::map<std::string, Project> projects;
+
+  std::unique_ptr<SqliteStore> store;
+  std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<ResultWorker> results;
+  std::unique_ptr<Fetcher> fetcher;
+  std::unique_ptr<Queue<Dispatch>> fetch_queue;
+  std::unique_ptr<Queue<Fetched>> process_queue;
+  Event wake;                  // something changed that the dispatcher may act on
+  Event finished;              // run() may return
+  std::exception_ptr failure;  // what ended a component, if one failed
+  size_t in_flight = 0;        // dispatched, outcome not applied yet
+  bool stopping = false;
+  bool finish_sent = false;
+  EngineSummary summary;
+
+  explicit State(EngineOptions o) : options(std::move(o)) {}
+
+  double now() const { return scheduler->now(); }
+
+  Task<void> request(std::vector<CrawlTask> tasks) {
+    if (tasks.empty()) co_return;
+    RequestCounts c = co_await scheduler->request(std::move(tasks));
+    summary.follows += c.inserted + c.restarted;
+    wake.set();
+  }
+
+  Task<void> dispatcher() {
+    while (!stopping) {
+      size_t room = fetch_queue->maxsize() - fetch_queue->qsize();
+      std::vector<Dispatch> batch;
+      if (room > 0) batch = co_await scheduler->select(room);
+      if (batch.empty()) {
+        if (in_flight == 0 && scheduler->idle()) {
+          if (!finish_sent) {
+            finish_sent = true;
+            std::vector<CrawlTask> finishing;
+            for (auto& [name, p] : projects) {
+              CrawlTask t = CrawlTask::for_url(name, "data:,on_finished");
+              t.taskid = "on_finished";
+              t.process["callback"] = "on_finished";
+              t.schedule.force_update = true;
+              finishing.push_back(std::move(t));
+            }
+            co_await request(std::move(finishing));
+            continue;
+          }
+          if (options.exit_when_done) break;
+        }
+        wake.clear();
+        std::optional<double> at = room > 0 ? scheduler->next_wake() : std::nullopt;
+        try {
+          if (at)
+            co_await wake.wait(seconds(std::max(0.0, *at - now())));
+          else
+            co_await wake.wait();
+        } catch (const TimeoutError&) {
+        }
+        continue;
+      }
+      for (Dispatch& d : batch) {
+        ++in_flight;
+        ++summary.dispatched;
+        if (d.task.taskid != "on_finished") finish_sent = false;
+        fetch_queue->put_nowait(std::move(d));
+      }
+    }
+    finished.set();
+  }
+
+  Task<void> fetch_worker() {
+    for (;;) {
+      Dispatch d = co_await fetch_queue->get();
+      wake.set();  // room in the fetch queue
+      FetchResult r = co_await fetcher->fetch(d.task);
+      Fetched f{std::move(d), std::move(r)};
+      co_await process_queue->put(std::move(f));
+    }
+  }
+
+  Task<void> process_worker() {
+    for (;;) {
+      Fetched f = co_await process_queue->get();
+      auto it = projects.find(f.dispatch.task.project);
+      ProcessOutput out = it->second.processor->process(f.dispatch, std::move(f.result));
+      // The follows, the outcome and the result are applied with no commit between them.
+      co_await request(std::move(out.follows));
+      bool applied = co_await scheduler->outcome(out.status);
+      if (applied) {
+        if (out.status.ok)
+          ++summary.succeeded;
+        else
+          ++summary.failed;
+        if (out.result) {
+          out.result->updatetime = now();
+          co_await results->write(f.dispatch.task.project, *out.result);
+          ++summary.results;
+        }
+      }
+      --in_flight;
+      wake.set();
+    }
+  }
+
+  Task<void> committer() {
+    for (;;) {
+      co_await sleep(seconds(options.commit_interval));
+      co_await commit();
+    }
+  }
+
+  Task<void> commit() {
+    co_await results->checkpoint();
+    co_await scheduler->commit();
+  }
+
+  // Runs a component; if it fails, the engine stops with its error.
+  Task<void> guarded(Task<void> component) {
+    try {
+      co_await std::move(component);
+    } catch (const CancelledError&) {
+      throw;
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+      stopping = true;
+      finished.set();
+    }
+  }
+};
+
+Engine::Engine(EngineOptions options) : state_(std::make_unique<State>(std::move(options))) {}
+Engine::~Engine() = default;
+
+ProjectInfo Engine::running() {
+  ProjectInfo info;
+  info.status = ProjectStatus::Running;
+  info.rate = TokenBucket::kUnlimited;
+  info.burst = TokenBucket::kUnlimited;
+  return info;
+}
+
+void Engine::add_project(Handler& handler, ProjectInfo info) {
+  info.name = handler.project();
+  std::string name = info.name;
+  state_->projects[name] = State::Project{&handler, std::move(info), nullptr};
+}
+
+Scheduler* Engine::scheduler() noexcept {
+  return state_->scheduler.get();
+}
+SqliteStore* Engine::store() noexcept {
+  return state_->store.get();
+}
+
+void Engine::stop() noexcept {
+  state_->stopping = true;
+  state_->wake.set();
+}
+
+Task<EngineSummary> Engine::run() {
+  State& s = *state_;
+  auto started = std::chrono::steady_clock::now();
+  s.store = SqliteStore::open(s.options.store, s.options.fresh);
+  s.scheduler = std::make_unique<Scheduler>(*s.store, s.options.scheduler);
+  s.results = std::make_unique<ResultWorker>(*s.store, s.options.jsonl);
+  co_await s.results->open();
+  s.fetcher = std::make_unique<Fetcher>(s.options.fetcher);
+  s.fetch_queue = std::make_unique<Queue<Dispatch>>(std::max<size_t>(1, s.options.queue_size));
+  s.process_queue = std::make_unique<Queue<Fetched>>(std::max<size_t>(1, s.options.queue_size));
+
+  std::vector<CrawlTask> starts;
+  for (auto& [name, p] : s.projects) {
+    p.processor = std::make_unique<Processor>(*p.handler);
+    p.info.updatetime = s.now();
+    co_await s.store->put_project(p.info);
+    co_await s.scheduler->add_project(p.info, p.handler->retry_delay);
+    starts.push_back(Processor::start_task(name));
+  }
+  co_await s.request(std::move(starts));
+  co_await s.commit();
+
+  std::vector<TaskHandle<void>> workers;
+  for (size_t i = 0; i < std::max<size_t>(1, s.options.concurrency); ++i)
+    workers.push_back(spawn(s.guarded(s.fetch_worker())));
+  workers.push_back(spawn(s.guarded(s.process_worker())));
+  workers.push_back(spawn(s.guarded(s.committer())));
+  workers.push_back(spawn(s.guarded(s.dispatcher())));
+  std::exception_ptr killed;  // run() itself was killed or timed out
+  try {
+    co_await s.finished.wait();
+  } catch (...) {
+    killed = std::current_exception();
+  }
+  for (TaskHandle<void>& w : workers) w.kill();
+  for (TaskHandle<void>& w : workers) co_await w.join();
+  if (killed) std::rethrow_exception(killed);
+  if (s.failure) std::rethrow_exception(s.failure);
+  co_await s.commit();
+  s.summary.stopped = s.stopping;
+  s.summary.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  co_return s.summary;
+}
+
+}  // namespace squall

@@ -1,0 +1,278 @@
+// Fetcher: http(s) through the client, data: URLs decoded, robots.txt cached per host.
+#include "squall/engine/fetcher.h"
+
+#include <chrono>
+
+#include "squall/crawl/data_url.h"
+#include "squall/crawl/sniff.h"
+#include "squall/engine/scheduler.h"
+#include "squall/http/cookies.h"
+#include "squall/http/http_date.h"
+
+namespace squall {
+
+using nlohmann::json;
+
+namespace {
+
+// Fetch options as pyspider scripts give them: a missing or null key is the default.
+template <class T>
+T option(const json& fetch, const char* key, T otherwise) {
+  auto it = fetch.find(key);
+  if (it == fetch.end() || it->is_null()) return otherwise;
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    return otherwise;
+  }
+}
+
+bool option_on(const json& fetch, const char* key, bool otherwise) {
+  auto it = fetch.find(key);
+  if (it == fetch.end() || it->is_null()) return otherwise;
+  if (it->is_boolean()) return it->get<bool>();
+  if (it->is_number()) return it->get<double>() != 0;
+  return !(it->is_string() && it->get<std::string>().empty());
+}
+
+Duration seconds(double s) {
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+}
+
+FetchResult failed(const CrawlTask& task, int status, std::string error) {
+  FetchResult r;
+  r.status_code = status;
+  r.orig_url = task.url;
+  r.url = task.url;
+  r.error = std::move(error);
+  r.save = task.fetch.value("save", json());
+  return r;
+}
+
+}  // namespace
+
+json FetchResult::to_json() const {
+  json h = json::object();
+  for (const auto& [name, value] : headers) h[std::string(name)] = value;
+  return {{"status_code", status_code},
+          {"orig_url", orig_url},
+          {"url", url},
+          {"headers", std::move(h)},
+          {"cookies", cookies},
+          {"content", content},
+          {"encoding", encoding},
+          {"time", time},
+          {"save", save},
+          {"error", error.empty() ? json() : json(error)}};
+}
+
+json FetchResult::track() const {
+  json t = {{"ok", error.empty() && status_code < 400},
+            {"status_code", status_code},
+            {"url", url},
+            {"time", time},
+            {"error", error.empty() ? json() : json(error)},
+            {"content", content.substr(0, 1000)}};
+  if (auto etag = headers.get("ETag")) t["etag"] = std::string(*etag);
+  if (auto lm = headers.get("Last-Modified")) t["last_modified"] = std::string(*lm);
+  if (unchanged) t["unchanged"] = true;
+  return t;
+}
+
+Fetcher::Fetcher(FetcherOptions options) : options_(std::move(options)) {
+  if (options_.robots_cache == 0) options_.robots_cache = 1;
+}
+
+Fetcher::~Fetcher() = default;
+
+http::HttpClient& Fetcher::client() {
+  return options_.client ? *options_.client : http::HttpClient::shared();
+}
+
+Task<FetchResult> Fetcher::fetch(const CrawlTask& task) {
+  auto started = std::chrono::steady_clock::now();
+  std::string fetch_type = option<std::string>(task.fetch, "fetch_type", "");
+  FetchResult r;
+  if (fetch_type == "js" || fetch_type == "phantomjs" || fetch_type == "splash" ||
+      fetch_type == "chrome") {
+    r = failed(task, 501,
+               "fetch_type '" + fetch_type +
+                   "' renders pages in a browser, and this engine has no browser pool: fetch it "
+                   "without fetch_type");
+  } else if (task.url.starts_with("data:")) {
+    UrlResult url = Url::parse(task.url);
+    std::optional<DataUrl> data = url ? data_url(*url) : std::nullopt;
+    if (!data) {
+      r = failed(task, 599, "malformed data: URL");
+    } else {
+      r.status_code = 200;
+      r.orig_url = r.url = task.url;
+      r.headers.set("Content-Type", data->mime_type);
+      r.content = std::move(data->body);
+      r.encoding = data->charset;
+      r.save = task.fetch.value("save", json());
+    }
+  } else {
+    r = co_await fetch_http(task);
+  }
+  r.time = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  co_return r;
+}
+
+Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
+  const json& f = task.fetch;
+  UrlResult parsed = Url::parse(task.url);
+  if (!parsed || !parsed->is_http()) co_return failed(task, 599, "not an http(s) URL: " + task.url);
+  if (option_on(f, "robots_txt", options_.obey_robots)) {
+    if (std::optional<FetchResult> refused = co_await check_robots(task, *parsed))
+      co_return std::move(*refused);
+  }
+
+  http::HttpRequest req;
+  req.parsed_url = *parsed;
+  req.url = task.url;
+  req.method = option<std::string>(f, "method", "GET");
+  if (auto h = f.find("headers"); h != f.end() && h->is_object())
+    for (const auto& [name, value] : h->items())
+      req.headers.add(name, value.is_string() ? value.get<std::string>() : value.dump());
+  std::string cookie_header;
+  if (auto c = f.find("cookies"); c != f.end() && c->is_object())
+    for (const auto& [name, value] : c->items()) {
+      if (!cookie_header.empty()) cookie_header += "; ";
+      cookie_header += name + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+    }
+  if (!cookie_header.empty()) req.headers.add("Cookie", cookie_header);
+  if (auto d = f.find("data"); d != f.end() && !d->is_null()) {
+    req.body = d->is_string() ? d->get<std::string>() : d->dump();
+    if (!req.headers.contains("Content-Type"))
+      req.headers.set("Content-Type", "application/x-www-form-urlencoded");
+  }
+  req.user_agent = option<std::string>(f, "user_agent", options_.user_agent);
+  req.request_timeout = seconds(option<double>(f, "timeout", options_.timeout));
+  req.connect_timeout = seconds(option<double>(f, "connect_timeout", options_.connect_timeout));
+  req.follow_redirects = option_on(f, "allow_redirects", true);
+  req.max_redirects = option<int>(f, "max_redirects", 5);
+  req.validate_cert = option_on(f, "validate_cert", true);
+  req.proxy = option<std::string>(f, "proxy", "");
+  if (!req.proxy.empty() && req.proxy.find("://") == std::string::npos)
+    req.proxy = "http://" + req.proxy;  // pyspider takes "host:port"
+  req.decompress_response = option_on(f, "use_gzip", true);
+  req.max_body_size = options_.max_body_size;
+  req.raise_error = false;
+
+  // Conditional recrawl from what the last fetch saw.
+  const json last = task.track.value("fetch", json::object());
+  bool conditional = false;
+  if (auto etag = f.find("etag"); etag != f.end() && etag->is_string()) {
+    req.if_none_match = etag->get<std::string>();
+    conditional = true;
+  } else if (option_on(f, "etag", true) && last.contains("etag") && last["etag"].is_string()) {
+    req.if_none_match = last["etag"].get<std::string>();
+    conditional = true;
+  }
+  std::string last_modified;
+  if (auto lm = f.find("last_modified"); lm != f.end() && lm->is_string())
+    last_modified = lm->get<std::string>();
+  else if (option_on(f, "last_modified", true) && last.contains("last_modified") &&
+           last["last_modified"].is_string())
+    last_modified = last["last_modified"].get<std::string>();
+  if (!last_modified.empty())
+    if (auto when = http::parse_http_date(last_modified)) {
+      req.if_modified_since = *when;
+      conditional = true;
+    }
+
+  http::HttpResponse resp = co_await client().fetch(std::move(req));
+  FetchResult r;
+  r.orig_url = task.url;
+  r.url = resp.effective_url.empty() ? task.url : resp.effective_url;
+  r.status_code = resp.code;
+  r.headers = std::move(resp.headers);
+  r.content = std::move(resp.body);
+  r.save = f.value("save", json());
+  if (resp.code == 599) {
+    try {
+      resp.rethrow();
+    } catch (const std::exception& e) {
+      r.error = e.what();
+    }
+  } else if (resp.code >= 400) {
+    r.error = "HTTP " + std::to_string(resp.code) + (resp.reason.empty() ? "" : " " + resp.reason);
+  }
+  r.unchanged = conditional && resp.code == 304;
+  for (std::string_view set_cookie : r.headers.get_all("Set-Cookie")) {
+    std::string_view pair = set_cookie.substr(0, set_cookie.find(';'));
+    size_t eq = pair.find('=');
+    if (eq == std::string_view::npos) continue;
+    r.cookies[std::string(http::trim_ows(pair.substr(0, eq)))] =
+        std::string(http::trim_ows(pair.substr(eq + 1)));
+  }
+  auto content_type = r.headers.get("Content-Type");
+  r.encoding =
+      declared_charset(content_type, std::string_view(r.content).substr(0, 1024)).value_or("");
+  co_return r;
+}
+
+Task<std::optional<FetchResult>> Fetcher::check_robots(const CrawlTask& task, const Url& url) {
+  std::string host = url.host_port();
+  double now = wall_clock_seconds();
+  auto it = robots_.find(host);
+  if (it != robots_.end() && it->second.expires <= now) {
+    robots_lru_.erase(it->second.lru);
+    robots_.erase(it);
+    it = robots_.end();
+  }
+  if (it == robots_.end()) {
+    UrlResult robots_url = Url::parse("/robots.txt", &url);
+    http::HttpRequest req;
+    req.url = std::string(robots_url->href());
+    req.user_agent = option<std::string>(task.fetch, "user_agent", options_.user_agent);
+    req.max_redirects = RobotsPolicy::kMaxRedirects;
+    req.max_body_size = size_t{500} << 10;  // RFC 9309: at least 500 KiB are read
+    req.raise_error = false;
+    req.proxy = option<std::string>(task.fetch, "proxy", "");
+    if (!req.proxy.empty() && req.proxy.find("://") == std::string::npos)
+      req.proxy = "http://" + req.proxy;
+    req.validate_cert = option_on(task.fetch, "validate_cert", true);
+    http::HttpResponse resp = co_await client().fetch(std::move(req));
+    RobotsEntry entry;
+    if (resp.code == 599 || resp.code == 429 || resp.code >= 500) {
+      // Unreachable: not a "disallowed", a failure to retry (RFC 9309 section 2.3.1.3-4).
+      entry.reachable = false;
+      if (resp.code == 599) {
+        try {
+          resp.rethrow();
+        } catch (const std::exception& e) {
+          entry.error = e.what();
+        }
+      } else {
+        entry.error = "HTTP " + std::to_string(resp.code);
+      }
+      entry.expires = now + 60;
+    } else {
+      RobotsPolicy policy = RobotsPolicy::from_response(resp.code, resp.body);
+      entry.rules =
+          policy.rules_for(option<std::string>(task.fetch, "user_agent", options_.user_agent));
+      entry.expires = now + static_cast<double>(policy.refresh_after().count());
+    }
+    robots_lru_.push_front(host);
+    entry.lru = robots_lru_.begin();
+    it = robots_.emplace(host, std::move(entry)).first;
+    while (robots_.size() > options_.robots_cache) {
+      robots_.erase(robots_lru_.back());
+      robots_lru_.pop_back();
+    }
+  } else {
+    robots_lru_.splice(robots_lru_.begin(), robots_lru_, it->second.lru);
+  }
+  const RobotsEntry& e = it->second;
+  if (!e.reachable)
+    co_return failed(task, 599, "robots.txt of " + host + " could not be fetched: " + e.error);
+  RobotsMatch m = e.rules.match(url.request_target());
+  if (!m.allowed)
+    co_return failed(task, 403,
+                     "disallowed by robots.txt" + (m.rule ? " (" + m.rule->text + ")" : ""));
+  co_return std::nullopt;
+}
+
+}  // namespace squall

@@ -1,0 +1,72 @@
+// ResultWorker: results upserted, and an export cut back to its committed size on open.
+#include "squall/engine/result_worker.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <system_error>
+
+#include "squall/core/error.h"
+
+namespace squall {
+
+ResultWorker::ResultWorker(ResultStore& store, std::filesystem::path jsonl)
+    : store_(store), jsonl_(std::move(jsonl)) {}
+
+ResultWorker::~ResultWorker() {
+  if (file_) std::fclose(file_);
+}
+
+std::string ResultWorker::meta_key() const {
+  return "export " + jsonl_.string();
+}
+
+Task<void> ResultWorker::open() {
+  if (jsonl_.empty()) co_return;
+  std::optional<std::string> committed = co_await store_.meta(meta_key());
+  std::error_code ec;
+  uint64_t on_disk =
+      std::filesystem::exists(jsonl_, ec) ? std::filesystem::file_size(jsonl_, ec) : 0;
+  uint64_t keep = 0;
+  if (committed) {
+    std::from_chars(committed->data(), committed->data() + committed->size(), keep);
+  } else if (on_disk > 0) {
+    throw Error(ErrorKind::InvalidArgument,
+                jsonl_.string() +
+                    " already holds lines this store did not write: remove it, or give another "
+                    "file for the results");
+  }
+  if (keep > on_disk) keep = on_disk;  // a file shortened by hand: keep what is there
+  file_ = std::fopen(jsonl_.c_str(), on_disk ? "r+" : "w");
+  if (!file_)
+    throw Error(ErrorKind::System, "cannot open " + jsonl_.string() + ": " + std::strerror(errno));
+  if (::ftruncate(fileno(file_), static_cast<off_t>(keep)) != 0)
+    throw Error(ErrorKind::System,
+                "cannot cut " + jsonl_.string() + " back: " + std::strerror(errno));
+  std::fseek(file_, static_cast<long>(keep), SEEK_SET);
+  size_ = keep;
+  co_await store_.set_meta(meta_key(), std::to_string(size_));
+}
+
+Task<void> ResultWorker::write(std::string project, const TaskResult& result) {
+  co_await store_.upsert(std::move(project), result);
+  ++written_;
+  if (!file_) co_return;
+  std::string line =
+      result.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  line += '\n';
+  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size())
+    throw Error(ErrorKind::System, "cannot write " + jsonl_.string() + ": " + std::strerror(errno));
+  size_ += line.size();
+}
+
+Task<void> ResultWorker::checkpoint() {
+  if (!file_) co_return;
+  if (std::fflush(file_) != 0)
+    throw Error(ErrorKind::System, "cannot write " + jsonl_.string() + ": " + std::strerror(errno));
+  co_await store_.set_meta(meta_key(), std::to_string(size_));
+}
+
+}  // namespace squall

@@ -1,0 +1,64 @@
+// CrawlTask in pyspider's dict shape.
+#include "squall/engine/crawl_task.h"
+
+#include <gtest/gtest.h>
+
+#include "squall/core/error.h"
+
+namespace squall {
+namespace {
+
+using nlohmann::json;
+
+TEST(CrawlTask, TheDefaultTaskidIsTheMd5OfTheUrl) {
+  // md5("http://example.com/") as pyspider's md5string gives it.
+  EXPECT_EQ(default_taskid("http://example.com/"), "a6bf1757fff057f266b697df9cf176fd");
+  EXPECT_EQ(CrawlTask::for_url("p", "http://example.com/").taskid,
+            "a6bf1757fff057f266b697df9cf176fd");
+}
+
+TEST(CrawlTask, ADictFromAScriptBecomesATaskWithDefaultsForWhatItLeavesOut) {
+  json dict = {{"url", "http://h/a"},
+               {"schedule", {{"priority", 2}, {"itag", 7}, {"auto_recrawl", 1}}},
+               {"fetch", {{"method", "POST"}}},
+               {"process", {{"callback", "detail_page"}}}};
+  CrawlTask t = CrawlTask::from_json(dict, "proj");
+  EXPECT_EQ(t.project, "proj");
+  EXPECT_EQ(t.taskid, default_taskid("http://h/a"));
+  EXPECT_EQ(t.status, TaskStatus::Active);
+  EXPECT_EQ(t.schedule.priority, 2);
+  EXPECT_EQ(t.schedule.retries, 3);
+  EXPECT_EQ(t.schedule.age, -1);
+  EXPECT_EQ(t.schedule.itag, "7");
+  EXPECT_TRUE(t.schedule.auto_recrawl);
+  EXPECT_EQ(t.callback(), "detail_page");
+  EXPECT_EQ(CrawlTask::from_json(t.to_json()).to_json(), t.to_json());
+}
+
+TEST(CrawlTask, AMalformedDictIsAnErrorThatNamesTheField) {
+  auto message = [](const json& j) {
+    try {
+      CrawlTask::from_json(j, "p");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message(json{{"taskid", "x"}}).find("no url"), std::string::npos);
+  EXPECT_NE(
+      message(json{{"url", "http://h/"}, {"schedule", {{"priority", "high"}}}}).find("'priority'"),
+      std::string::npos);
+  EXPECT_NE(message(json{{"url", "http://h/"}, {"fetch", "GET"}}).find("'fetch'"),
+            std::string::npos);
+  EXPECT_NE(message(json{{"url", "http://h/"}, {"status", 9}}).find("'status'"), std::string::npos);
+  EXPECT_NE(message(json::array()).find("object"), std::string::npos);
+}
+
+TEST(CrawlTask, StatusNamesArePyspiders) {
+  EXPECT_EQ(task_status_name(TaskStatus::Bad), "bad");
+  EXPECT_EQ(parse_task_status("success"), TaskStatus::Success);
+  EXPECT_FALSE(parse_task_status("done"));
+}
+
+}  // namespace
+}  // namespace squall

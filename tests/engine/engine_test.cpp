@@ -1,0 +1,322 @@
+// Engine: pyspider's pipeline end to end against real local servers and a real SQLite store,
+// including kill -9 at random points while a 5,000-page project runs.
+#include "squall/engine/engine.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "squall/http/server.h"
+#include "support/loop_fixture.h"
+#include "support/process.h"
+#include "support/site.h"
+
+namespace squall {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// Follows every link of the same origin; a result for each 200 page.
+class SiteSpider : public Handler {
+ public:
+  SiteSpider(std::string start, std::string project = "site")
+      : Handler(std::move(project)), start_(std::move(start)) {
+    origin_ = start_.substr(0, start_.find('/', 8));
+    callback("page",
+             [this](Response& r) -> std::optional<json> {
+               if (r.status_code != 200) return std::nullopt;
+               for (const std::string& link : r.links())
+                 if (link.starts_with(origin_ + "/")) crawl(link, {{"callback", "page"}});
+               return json{{"url", r.url}, {"links", r.links().size()}};
+             },
+             {.catch_status_code_error = true});
+  }
+  void on_start() override { crawl(start_, {{"callback", "page"}}); }
+
+ private:
+  std::string start_, origin_;
+};
+
+std::vector<json> read_lines(const std::filesystem::path& path) {
+  std::vector<json> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(json::parse(line));
+  return out;
+}
+
+// A small site: / links to /a and /b, which link to /c; /c links to /missing (404).
+Task<void> small_site(http::ServerRequest& request, http::ServerResponse& response) {
+  std::string path(request.path());
+  static const std::map<std::string, std::string> pages = {
+      {"/", "<a href=/a>a</a> <a href=/b>b</a> <a href='http://[bad'>broken</a>"},
+      {"/a", "<title>A</title><a href=/c>c</a>"},
+      {"/b", "<title>B</title><a href=/c>c</a> <a href=/throw>t</a>"},
+      {"/c", "<title>C</title><a href=/missing>m</a>"},
+      {"/throw", "<title>T</title>"},
+  };
+  auto it = pages.find(path);
+  if (it == pages.end()) {
+    response.set_status(404);
+    co_return;
+  }
+  response.headers().set("Content-Type", "text/html");
+  co_await response.write(it->second);
+}
+
+class SmallSpider : public Handler {
+ public:
+  explicit SmallSpider(std::string origin) : Handler("small"), origin_(std::move(origin)) {
+    retry_delay = RetryDelays({}, 0);
+    callback("page", [this](Response& r) -> std::optional<json> {
+      if (r.url.ends_with("/throw")) throw std::runtime_error("the callback broke on purpose");
+      for (const std::string& link : r.links()) crawl(link, {{"callback", "page"}, {"retries", 1}});
+      XPathResult title = r.xpath("string(//title)");
+      return json{{"url", r.url}, {"title", title.values().at(0)}};
+    });
+    callback("raw", [this](Response& r) -> std::optional<json> {
+      // Relative URLs resolve against the response; a broken one becomes a bad task.
+      crawl("http://[bad", {{"callback", "page"}});
+      crawl("a", {{"callback", "page"}});
+      return json{{"url", r.url}};
+    });
+  }
+  void on_start() override {
+    crawl(origin_ + "/", {{"callback", "page"}, {"retries", 1}});
+    crawl(origin_ + "/c?raw", {{"callback", "raw"}});
+  }
+  void on_message(const std::string& from, const json& message) override {
+    messages.emplace_back(from, message);
+  }
+  std::vector<std::pair<std::string, json>> messages;
+
+ private:
+  std::string origin_;
+};
+
+class EngineTest : public test::LoopTest {
+ protected:
+  EngineOptions options() {
+    EngineOptions o;
+    o.store = dir_.path() / "engine.db";
+    o.jsonl = dir_.path() / "results.jsonl";
+    o.commit_interval = 0.05;
+    return o;
+  }
+  test::TempDir dir_;
+};
+
+TEST_F(EngineTest, AProjectRunsToItsEndWithAResultPerPageAndCountersThatMatchARecount) {
+  auto body = [&]() -> Task<void> {
+    http::HttpServer server(small_site);
+    server.listen(Address::parse("127.0.0.1:0"));
+    std::string origin = "http://127.0.0.1:" + std::to_string(server.port());
+    SmallSpider spider(origin);
+    Engine engine(options());
+    engine.add_project(spider);
+    EngineSummary summary = co_await engine.run();
+    // /, /a, /b, /c and /c?raw give results; /throw fails (twice: one retry), /missing 404s.
+    EXPECT_EQ(summary.results, 5u);
+    SqliteStore& store = *engine.store();
+    EXPECT_EQ(co_await store.count("small"), 5);
+    std::optional<CrawlTask> thrown =
+        co_await store.get("small", default_taskid(origin + "/throw"));
+    EXPECT_TRUE(thrown);
+    if (thrown) {
+      EXPECT_EQ(thrown->status, TaskStatus::Failed);
+      EXPECT_NE(thrown->track.dump().find("the callback broke on purpose"), std::string::npos)
+          << thrown->track.dump();
+    }
+    std::optional<CrawlTask> missing =
+        co_await store.get("small", default_taskid(origin + "/missing"));
+    EXPECT_TRUE(missing && missing->status == TaskStatus::Failed);
+    if (missing) {
+      EXPECT_NE(missing->track.dump().find("404"), std::string::npos);
+    }
+    std::optional<CrawlTask> bad = co_await store.get("small", default_taskid("http://[bad"));
+    EXPECT_TRUE(bad && bad->status == TaskStatus::Bad);
+    if (bad) {
+      EXPECT_NE(bad->track.dump().find("unparsable URL"), std::string::npos);
+    }
+    std::optional<CrawlTask> relative = co_await store.get("small", default_taskid(origin + "/a"));
+    EXPECT_TRUE(relative && relative->status == TaskStatus::Success);
+    CounterValues recount = co_await store.recount("small");
+    const TaskCounters* counters = engine.scheduler()->project_counters("small");
+    EXPECT_EQ(counters->totals()[0], recount[0]);
+    EXPECT_EQ(counters->totals()[1], recount[1]);
+    EXPECT_EQ(counters->totals()[3], recount[3]);
+    EXPECT_EQ(recount[0], 0);  // nothing left active
+    http::HttpClient::shared().close();
+    co_await server.stop(1s);
+  };
+  run(body());
+  std::vector<json> lines = read_lines(dir_.path() / "results.jsonl");
+  EXPECT_EQ(lines.size(), 5u);
+  std::set<std::string> ids;
+  for (const json& l : lines) {
+    EXPECT_TRUE(l.contains("taskid") && l.contains("url") && l.contains("result") &&
+                l.contains("updatetime"))
+        << l.dump();
+    ids.insert(l["taskid"].get<std::string>());
+  }
+  EXPECT_EQ(ids.size(), 5u);
+}
+
+TEST_F(EngineTest, ARunStoppedHalfWayResumesAndNoResultRepeats) {
+  test::GeneratedSite site(300);
+  auto pass = [&](bool stop_early) -> Task<EngineSummary> {
+    SiteSpider spider(site.origin + "/index.html");
+    EngineOptions o = options();
+    o.concurrency = 4;
+    Engine engine(o);
+    engine.add_project(spider);
+    TaskHandle<EngineSummary> running = spawn(engine.run());
+    if (stop_early) {
+      while (!engine.scheduler() || engine.scheduler()->counters("site")["all"]["success"] < 40)
+        co_await sleep(5ms);
+      engine.stop();
+    }
+    EngineSummary summary = co_await running;
+    http::HttpClient::shared().close();
+    co_return summary;
+  };
+  EngineSummary first = run(pass(true));
+  EXPECT_TRUE(first.stopped);
+  EngineSummary second = run(pass(false));
+  EXPECT_FALSE(second.stopped);
+  std::vector<json> lines = read_lines(dir_.path() / "results.jsonl");
+  std::set<std::string> urls;
+  for (const json& l : lines)
+    EXPECT_TRUE(urls.insert(l["url"].get<std::string>()).second) << l["url"] << " twice";
+  EXPECT_EQ(urls.size(), first.results + second.results);
+  EXPECT_GT(urls.size(), 100u);
+}
+
+class Messenger : public Handler {
+ public:
+  Messenger() : Handler("sender") {}
+  void on_start() override { send_message("receiver", json{{"hello", 1}}); }
+};
+
+class Receiver : public Handler {
+ public:
+  Receiver() : Handler("receiver") {}
+  void on_message(const std::string& from, const json& message) override {
+    got.emplace_back(from, message);
+  }
+  std::vector<std::pair<std::string, json>> got;
+};
+
+TEST_F(EngineTest, SendMessageReachesTheOtherProjectsOnMessage) {
+  Messenger sender;
+  Receiver receiver;
+  Engine engine(options());
+  engine.add_project(sender);
+  engine.add_project(receiver);
+  run(engine.run());
+  ASSERT_EQ(receiver.got.size(), 1u);
+  EXPECT_EQ(receiver.got[0].first, "sender");
+  EXPECT_EQ(receiver.got[0].second, (json{{"hello", 1}}));
+}
+
+TEST_F(EngineTest, AnExportTheStoreDidNotWriteIsRefused) {
+  dir_.write("results.jsonl", "{\"someone\": \"else\"}\n");
+  Receiver nobody;
+  Engine engine(options());
+  engine.add_project(nobody);
+  EXPECT_THROW(run(engine.run()), Error);
+}
+
+// The child: runs the project to its end on the store, then exits 0.
+[[noreturn]] void run_child(const std::string& start, const std::filesystem::path& dir) {
+  {
+    Loop loop;
+    SiteSpider spider(start);
+    EngineOptions o;
+    o.store = dir / "engine.db";
+    o.jsonl = dir / "results.jsonl";
+    o.concurrency = 16;
+    o.commit_interval = 0.02;
+    Engine engine(o);
+    engine.add_project(spider);
+    run_sync(engine.run());
+    http::HttpClient::shared().close();
+  }
+  _exit(0);
+}
+
+TEST(EngineKill, KilledAtRandomPointsAProjectStillEndsWithEveryTaskOnceAndCountersThatMatch) {
+  // nginx paces the site, so a full run takes at least 5000 / 2500 s on any machine, and the
+  // kills (every 40-160 ms) all land inside it.
+  test::GeneratedSite site(5000, 2500);
+  test::TempDir dir;
+  std::mt19937 rng(20261201);
+  std::uniform_int_distribution<int> pause_ms(40, 160);
+  int kills = 0;
+  bool finished = false;
+  while (!finished && kills < 100) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) run_child(site.origin + "/index.html", dir.path());
+    int status = 0;
+    if (kills < 10) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(rng)));
+      if (waitpid(child, &status, WNOHANG) == 0) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        ++kills;
+        continue;
+      }
+    } else {
+      waitpid(child, &status, 0);
+    }
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    finished = true;
+  }
+  ASSERT_TRUE(finished);
+  EXPECT_GE(kills, 10) << "the project finished before ten kills";
+
+  // Every page reached once: the results, the export and the tasks agree.
+  auto check = [&]() -> Task<void> {
+    auto store = SqliteStore::open(dir.path() / "engine.db");
+    int64_t results = co_await store->count("site");
+    std::vector<TaskResult> all = co_await store->results("site", 0, 1'000'000);
+    std::set<std::string> result_ids;
+    for (const TaskResult& r : all) result_ids.insert(r.taskid);
+    EXPECT_EQ(result_ids.size(), static_cast<size_t>(results));
+    std::vector<json> lines = read_lines(dir.path() / "results.jsonl");
+    std::map<std::string, int> line_ids;
+    for (const json& l : lines) ++line_ids[l["taskid"].get<std::string>()];
+    EXPECT_EQ(line_ids.size(), lines.size()) << "a result was exported twice";
+    EXPECT_EQ(line_ids.size(), result_ids.size());
+    for (const std::string& id : result_ids) EXPECT_EQ(line_ids.count(id), 1u) << id;
+    CounterValues recount = co_await store->recount("site");
+    EXPECT_EQ(recount[0], 0) << "tasks left active";
+    std::optional<nlohmann::json> saved = co_await store->counters("site");
+    EXPECT_TRUE(saved);
+    TaskCounters counters;
+    if (saved) counters.restore(*saved);
+    EXPECT_EQ(counters.totals()[0], recount[0]);
+    EXPECT_EQ(counters.totals()[1], recount[1]);
+    EXPECT_EQ(counters.totals()[3], recount[3]);
+    // Every URL the site's generator says a crawl reaches ended as a success, plus the
+    // project's on_start and on_finished.
+    EXPECT_EQ(recount[1], static_cast<int64_t>(site.without_robots.size()) + 2);
+  };
+  Loop loop;
+  run_sync(check());
+}
+
+}  // namespace
+}  // namespace squall

@@ -1,0 +1,153 @@
+// SqliteStore: tasks in their two orders, results upserted once, projects, and clear refusals.
+#include "squall/engine/sqlite_store.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <limits>
+
+#include "squall/core/error.h"
+#include "support/loop_fixture.h"
+#include "support/process.h"
+
+namespace squall {
+namespace {
+
+using nlohmann::json;
+using SqliteStoreTest = test::LoopTest;
+
+CrawlTask active(const std::string& url, int priority = 0, double exetime = 0) {
+  CrawlTask t = CrawlTask::for_url("p", url);
+  t.schedule.priority = priority;
+  t.schedule.exetime = exetime;
+  return t;
+}
+
+TEST_F(SqliteStoreTest, ReadyTasksComeByPriorityThenSeqAfterACursor) {
+  test::TempDir dir;
+  auto store = SqliteStore::open(dir.path() / "s.db");
+  run(store->put(active("http://h/a", 0), 1));
+  run(store->put(active("http://h/b", 5), 2));
+  run(store->put(active("http://h/c", 0), 3));
+  run(store->put(active("http://h/later", 9, 2e9), 4));  // delayed, not ready
+  CrawlTask done = active("http://h/done", 9);
+  done.status = TaskStatus::Success;
+  run(store->put(done, 5));
+  auto page = run(store->ready("p", std::nullopt, 2));
+  ASSERT_EQ(page.size(), 2u);
+  EXPECT_EQ(page[0].task.url, "http://h/b");
+  EXPECT_EQ(page[1].task.url, "http://h/a");
+  auto rest = run(store->ready("p", page[1].ready_key(), 10));
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].task.url, "http://h/c");
+  auto delayed = run(store->delayed("p", std::nullopt, 10));
+  ASSERT_EQ(delayed.size(), 1u);
+  EXPECT_EQ(delayed[0].task.url, "http://h/later");
+  EXPECT_EQ(run(store->last_seq()), 5);
+  EXPECT_TRUE(run(store->ready("other", std::nullopt, 10)).empty());
+}
+
+TEST_F(SqliteStoreTest, ATaskRoundTripsWithItsDictsAndSurvivesReopening) {
+  test::TempDir dir;
+  CrawlTask t = active("http://h/a", 3);
+  t.fetch = json{{"method", "POST"}, {"headers", {{"X-A", "1"}}}, {"save", {1, 2, 3}}};
+  t.process = json{{"callback", "detail_page"}};
+  t.track = json{{"fetch", {{"status_code", 200}}}};
+  t.schedule.itag = "v1";
+  t.schedule.age = 60;
+  {
+    auto store = SqliteStore::open(dir.path() / "s.db");
+    run(store->put(t, 7));
+    run(store->commit());
+  }
+  auto store = SqliteStore::open(dir.path() / "s.db");
+  auto back = run(store->get("p", t.taskid));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->to_json(), t.to_json());
+  EXPECT_FALSE(run(store->get("p", "nope")));
+}
+
+TEST_F(SqliteStoreTest, AResultUpsertedTwiceIsStoredOnceAndKeepsItsFirstPlace) {
+  test::TempDir dir;
+  auto store = SqliteStore::open(dir.path() / "s.db");
+  TaskResult a{"ta", "http://h/a", json{{"title", "A"}}, 1};
+  TaskResult b{"tb", "http://h/b", json{{"title", "B"}}, 2};
+  run(store->upsert("p", a));
+  run(store->upsert("p", b));
+  a.result = json{{"title", "A2"}};
+  run(store->upsert("p", a));
+  EXPECT_EQ(run(store->count("p")), 2);
+  auto all = run(store->results("p", 0, 10));
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].taskid, "ta");
+  EXPECT_EQ(all[0].result["title"], "A2");
+  EXPECT_EQ(all[1].to_json(), (json{{"taskid", "tb"},
+                                    {"url", "http://h/b"},
+                                    {"result", {{"title", "B"}}},
+                                    {"updatetime", 2.0}}));
+  EXPECT_EQ(run(store->results("p", 1, 10)).size(), 1u);
+}
+
+TEST_F(SqliteStoreTest, ProjectsRoundTripWithAnUnlimitedRate) {
+  test::TempDir dir;
+  auto store = SqliteStore::open(dir.path() / "s.db");
+  ProjectInfo p;
+  p.name = "crawl";
+  p.status = ProjectStatus::Running;
+  p.rate = std::numeric_limits<double>::infinity();
+  p.burst = std::numeric_limits<double>::infinity();
+  p.script = "class Handler: pass";
+  run(store->put_project(p));
+  auto back = run(store->project("crawl"));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->status, ProjectStatus::Running);
+  EXPECT_EQ(back->rate, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(back->script, p.script);
+  EXPECT_FALSE(run(store->project("none")));
+  EXPECT_EQ(run(store->projects()).size(), 1u);
+}
+
+TEST_F(SqliteStoreTest, AFileThatIsNotSqliteIsRefusedSayingSo) {
+  test::TempDir dir;
+  auto path = dir.write("tasks.db", std::string(4096, 'x'));
+  try {
+    SqliteStore::open(path);
+    FAIL() << "opened a file that is not a database";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a database"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(SqliteStoreTest, AStoreHeldByAnotherProcessIsRefusedAtOnce) {
+  test::TempDir dir;
+  auto path = dir.path() / "s.db";
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    auto held = SqliteStore::open(path);
+    char c = 1;
+    (void)!write(ready[1], &c, 1);
+    pause();
+    _exit(0);
+  }
+  char c;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  try {
+    SqliteStore::open(path);
+    ADD_FAILURE() << "a second process opened a held store";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidState);
+    EXPECT_NE(std::string(e.what()).find("in use by another process"), std::string::npos);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  close(ready[0]);
+  close(ready[1]);
+  EXPECT_NO_THROW(SqliteStore::open(path));  // the lock went with the process
+}
+
+}  // namespace
+}  // namespace squall
