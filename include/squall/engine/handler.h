@@ -8,7 +8,7 @@
 //         return std::nullopt;
 //       });
 //       callback("detail_page", [](Response& r) -> std::optional<nlohmann::json> {
-//         return nlohmann::json{{"url", r.url}, {"title", r.xpath("//title").first()}};
+//         return nlohmann::json{{"url", r.url}, {"title", r.xpath("string(//title)").values()[0]}};
 //       });
 //     }
 //     void on_start() override { crawl("http://127.0.0.1:8000/", {{"callback", "index_page"}}); }
