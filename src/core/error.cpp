@@ -32,4 +32,15 @@ SystemError::SystemError(std::string_view call, int error_number)
     : Error(ErrorKind::System, std::string(call) + ": " + std::strerror(error_number)),
       errno_(error_number) {}
 
+std::string exception_message(const std::exception_ptr& error) {
+  if (!error) return {};
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception not derived from std::exception";
+  }
+}
+
 }  // namespace squall

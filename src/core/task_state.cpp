@@ -24,15 +24,6 @@ bool is_cancellation(const std::exception_ptr& error) {
   }
 }
 
-std::string describe(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an exception not derived from std::exception";
-  }
-}
 }  // namespace
 
 void resume(std::coroutine_handle<> h) {
@@ -143,7 +134,8 @@ TaskState::TaskState(Loop& loop) noexcept : loop_(&loop) {}
 TaskState::~TaskState() {
   while (Link* link = links_.pop_front()) link->on_dropped();
   if (exception_ && !retrieved_ && !is_cancellation(exception_)) {
-    log(LogLevel::Error, "task failed and nobody retrieved its exception: " + describe(exception_));
+    log(LogLevel::Error,
+        "task failed and nobody retrieved its exception: " + exception_message(exception_));
   }
 }
 

@@ -73,6 +73,28 @@ std::string basic_credentials(const std::string& user, const std::optional<std::
   return "Basic " + base64_encode(credentials);
 }
 
+std::optional<std::string> set_proxy(Hop& hop, const Settings& s) {
+  if (s.proxy.empty()) return std::nullopt;
+  std::string bad;
+  std::optional<Target> proxy = Target::parse(s.proxy, bad);
+  if (!proxy || proxy->https())
+    return "bad proxy '" + std::string(s.proxy) +
+           "': " + (proxy ? "only http:// proxies are supported" : bad);
+  const std::optional<std::string>* user = s.proxy_username;
+  const std::optional<std::string>* password = s.proxy_password;
+  if (!*user && proxy->user) {
+    user = &proxy->user;
+    password = &proxy->password;
+  }
+  if (*user) hop.proxy_authorization = basic_credentials(**user, *password);
+  hop.proxy = std::move(proxy);
+  return std::nullopt;
+}
+
+ClientCore& core_of(HttpClient& client) noexcept {
+  return *client.core_;
+}
+
 std::string milliseconds(Duration d) {
   return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + " ms";
 }
@@ -266,22 +288,8 @@ std::optional<Failure> first_hop(const HttpRequest& req, const Settings& s,
                    std::make_exception_ptr(InvalidArgumentError(bad))};
   }
   Hop& hop = out.emplace(Hop{std::move(*target)});
-  if (!s.proxy.empty()) {
-    std::optional<Target> proxy = Target::parse(s.proxy, bad);
-    if (!proxy || proxy->https()) {
-      return Failure{ErrorKind::InvalidArgument,
-                     "bad proxy '" + std::string(s.proxy) +
-                         "': " + (proxy ? "only http:// proxies are supported" : bad)};
-    }
-    const std::optional<std::string>* user = s.proxy_username;
-    const std::optional<std::string>* password = s.proxy_password;
-    if (!*user && proxy->user) {
-      user = &proxy->user;
-      password = &proxy->password;
-    }
-    if (*user) hop.proxy_authorization = basic_credentials(**user, *password);
-    hop.proxy = std::move(proxy);
-  }
+  if (std::optional<std::string> refused = set_proxy(hop, s))
+    return Failure{ErrorKind::InvalidArgument, std::move(*refused)};
   hop.method = req.method;
   hop.headers = &req.headers;
   hop.body = &req.body;

@@ -97,9 +97,10 @@ Task<std::unique_ptr<PooledConnection>> open_connection(ClientCore& c, const Hop
   TimePoint t2 = Loop::time();
   times.connect = t2 - t1;
   c.stats.connections_opened++;
-  if (hop.target.https()) {
+  if (hop.tunnelled() || hop.target.https()) {
     auto secure = [&]() -> Task<Stream> {
-      if (hop.proxy) co_await open_tunnel(stream, hop, s);
+      if (hop.tunnelled()) co_await open_tunnel(stream, hop, s);
+      if (!hop.target.https()) co_return std::move(stream);
       TlsClientOptions tls;
       tls.verify = s.validate_cert;
       tls.ca_file.assign(s.ca_certs);
@@ -114,11 +115,15 @@ Task<std::unique_ptr<PooledConnection>> open_connection(ClientCore& c, const Hop
       stream = co_await with_deadline(deadline, secure());
     } catch (const TimeoutError&) {
       if (Loop::time() < deadline) throw;
+      if (!hop.target.https())
+        throw NetError(ErrorKind::Timeout, NetPhase::Connect, std::string(to.authority()),
+                       "Timeout while connecting: no tunnel through the proxy within " +
+                           milliseconds(deadline - t0));
       throw NetError(
           ErrorKind::Timeout, NetPhase::Tls, std::string(hop.target.authority()),
           "Timeout while connecting: no TLS session within " + milliseconds(deadline - t0));
     }
-    times.tls = Loop::time() - t2;
+    if (hop.target.https()) times.tls = Loop::time() - t2;
   }
   co_return std::make_unique<PooledConnection>(std::move(stream));
 }

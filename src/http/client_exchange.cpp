@@ -65,8 +65,6 @@ NetError protocol_error(const Stream& stream, std::string_view what, ParseStatus
   return NetError(kind, NetPhase::Read, stream.peer(), detail);
 }
 
-namespace {
-
 std::string build_head(const ClientCore& c, const HttpRequest& req, const Settings& s,
                        const Hop& hop, bool chunked, bool keep_alive) {
   std::string head;
@@ -137,6 +135,8 @@ std::string build_head(const ClientCore& c, const HttpRequest& req, const Settin
   head += "\r\n";
   return head;
 }
+
+namespace {
 
 // Copies the head's fields into the response.
 void take_head(const ResponseView& view, HttpResponse& r) {

@@ -153,10 +153,20 @@ struct Hop {
   std::optional<Target> proxy;      // the forwarding proxy, if any
   std::string proxy_authorization;  // "Basic ..." for Proxy-Authorization, or empty
   WireCapture* capture = nullptr;   // the request's, if any
+  // Reach the origin through the proxy with CONNECT even for an http URL: a WebSocket's upgrade
+  // must reach the origin as it was sent.
+  bool tunnel = false;
   // An http URL through a proxy: the request line carries the absolute URL and the proxy's
-  // credentials. (An https URL tunnels: the origin sees an ordinary request.)
-  bool forwarded() const noexcept { return proxy && !target.https(); }
+  // credentials. (An https URL, or a tunnelled one, tunnels: the origin sees an ordinary
+  // request.)
+  bool forwarded() const noexcept { return proxy && !target.https() && !tunnel; }
+  // The connection goes through a CONNECT tunnel.
+  bool tunnelled() const noexcept { return proxy && (target.https() || tunnel); }
 };
+
+// Sets `hop`'s proxy from the settings (with its Proxy-Authorization); the reason when the
+// proxy cannot be used (not an http:// URL).
+std::optional<std::string> set_proxy(Hop& hop, const Settings& s);
 
 // How an exchange ended, beyond the response fields.
 struct ExchangeState {
@@ -193,6 +203,12 @@ Task<std::unique_ptr<PooledConnection>> open_connection(ClientCore& c, const Hop
 
 // The pool key of the connection `t` needs under settings `s`.
 std::string pool_key(const Target& t, const Settings& s);
+
+// The request head `hop` sends: the request line, Host, User-Agent, the client's default
+// fields, the request's, credentials, and the framing fields. InvalidArgumentError for a field
+// that is not a token and a field value.
+std::string build_head(const ClientCore& c, const HttpRequest& req, const Settings& s,
+                       const Hop& hop, bool chunked, bool keep_alive);
 
 // One request and its response on `stream`. Throws StaleConnection when the connection ended
 // before any byte of the response came.

@@ -55,7 +55,8 @@ void ProxySettings::use_for_all(const std::string& proxy) {
 }
 
 std::string_view ProxySettings::for_url(const Url& url) const {
-  const std::string& proxy = url.scheme() == "https" ? https : http;
+  const UrlScheme scheme = url.scheme_kind();
+  const std::string& proxy = scheme == UrlScheme::Https || scheme == UrlScheme::Wss ? https : http;
   if (proxy.empty() || bypasses(url.host())) return {};
   return proxy;
 }

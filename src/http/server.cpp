@@ -102,6 +102,10 @@ Task<void> ServerResponse::send_file(int fd, off_t offset, size_t count) {
   return exchange_->send_file(fd, offset, count);
 }
 
+Task<Stream> ServerResponse::upgrade(const ResponseHead& head) {
+  return exchange_->upgrade(head);
+}
+
 // --- HttpServer ------------------------------------------------------------------------------
 
 HttpServer::HttpServer(Handler handler, HttpServerOptions options, Loop& loop)

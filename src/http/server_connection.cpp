@@ -169,6 +169,7 @@ Task<void> Connection::serve(std::shared_ptr<ServerShared> shared, Stream& strea
       }
       if (!c.x_) c.x_ = shared->take_exchange(stream);
       bool keep = co_await c.x_->read_head(c.timeout_) && co_await c.x_->serve_request();
+      if (c.x_->upgraded()) co_return;  // the stream is the handler's, and it is done with it
       c.x_->end_request();
       c.first_ = false;
       if (!keep) {
@@ -350,23 +351,18 @@ Task<bool> Exchange::serve_request() {
   } catch (...) {
     failure = std::current_exception();
   }
+  if (upgraded_) {
+    // The other protocol ran in the handler; the connection ends with it.
+    if (failure) log_failure(failure);
+    log_access(101, 0);
+    s_.served.store(s_.served.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    co_return false;
+  }
   if (failure) {
     if (stream_->closed()) std::rethrow_exception(failure);
     int status = body_error_status_ ? body_error_status_ : 500;
-    std::string what;
-    try {
-      std::rethrow_exception(failure);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-      what = "an exception not derived from std::exception";
-    }
-    if (status == 500) {
-      std::string line = "request ";
-      line.append(req_.method_).append(" ").append(req_.target_).append(" from ");
-      line.append(peer()).append(" failed: ").append(what);
-      log(LogLevel::Error, line);
-    }
+    std::string what = exception_message(failure);
+    if (status == 500) log_failure(failure);
     if (resp_.headers_sent_) {
       // Part of the answer is out: the only honest end is to cut the connection.
       log_access(resp_.status_, resp_.bytes_written_);
@@ -390,6 +386,44 @@ Task<bool> Exchange::serve_request() {
   }
   if (!body_.done()) co_await drain_body();
   co_return keep_alive_ && !s_.stopping;
+}
+
+void Exchange::log_failure(const std::exception_ptr& failure) {
+  std::string line = "request ";
+  line.append(req_.method_).append(" ").append(req_.target_).append(" from ");
+  line.append(peer()).append(" failed: ").append(exception_message(failure));
+  log(LogLevel::Error, line);
+}
+
+Task<Stream> Exchange::upgrade(const ResponseHead& head) {
+  if (resp_.headers_sent_) throw InvalidStateError("upgrade() after the response's head was sent");
+  if (req_.has_body()) throw InvalidStateError("upgrade() of a request with a body");
+  if (head.status != 101) throw InvalidArgumentError("upgrade() answers with 101");
+  std::string out = "HTTP/1.1 101 ";
+  out.append(head.reason.empty() ? reason_phrase(101) : std::string_view(head.reason));
+  out.append("\r\n");
+  for (const Header& h : head.headers) {
+    if (!is_token(h.name) || (!h.value.empty() && !is_field_value(h.value)))
+      throw InvalidArgumentError("upgrade header " + h.name + " is not a token or a field value");
+    out.append(h.name).append(": ").append(h.value).append("\r\n");
+  }
+  out.append("\r\n");
+  // The request's views must outlive the buffer and the peer's name the stream: both are the
+  // new owner's now.
+  pin_head();
+  peer_ = stream_->peer();
+  const std::string& name = stream_->peer();
+  if (req_.remote_ip_.data() >= name.data() && req_.remote_ip_.data() < name.data() + name.size())
+    req_.remote_ip_ = std::string_view(peer_).substr(
+        static_cast<size_t>(req_.remote_ip_.data() - name.data()), req_.remote_ip_.size());
+  resp_.status_ = 101;
+  resp_.headers_sent_ = resp_.finished_ = true;
+  keep_alive_ = false;
+  upgraded_ = true;
+  stream_->consume(skip_);
+  skip_ = 0;
+  co_await stream_->write(std::move(out));
+  co_return std::move(*stream_);
 }
 
 void Exchange::reset_response() {

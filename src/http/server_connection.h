@@ -82,6 +82,7 @@ class Exchange {
     skip_ = 0;
     head_parsed_ = false;
     linger_ = false;
+    upgraded_ = false;
   }
   // Parses the head that begins in the stream's buffer, reading the rest of it under the
   // header_timeout deadline of `timeout`. False when the connection should end (the client
@@ -97,9 +98,11 @@ class Exchange {
   }
   // The client may still be sending what was not read: the close should linger.
   bool linger() const noexcept { return linger_; }
+  // The handler took the stream (upgrade()): the connection must not touch it again.
+  bool upgraded() const noexcept { return upgraded_; }
 
   // --- used by ServerRequest / ServerResponse ---
-  const std::string& peer() const noexcept { return stream_->peer(); }
+  const std::string& peer() const noexcept { return upgraded_ ? peer_ : stream_->peer(); }
   Task<size_t> read_body(std::span<char> into);
   bool body_done() const noexcept { return body_.done(); }
   const Framing& framing() const noexcept { return body_.framing(); }
@@ -108,6 +111,7 @@ class Exchange {
   Task<void> flush(bool finishing);
   Task<void> finish();
   Task<void> send_file(int fd, off_t offset, size_t count);
+  Task<Stream> upgrade(const ResponseHead& head);
 
  private:
   bool setup_request(int& error_status, std::string_view& error_message);
@@ -119,6 +123,8 @@ class Exchange {
   void build_head(std::string& out, bool finishing);
   void append_body(std::string& out, std::string_view data);
   void log_access(int status, uint64_t bytes);
+  // The Error line for a handler's exception.
+  void log_failure(const std::exception_ptr& failure);
   void reset_response();
 
   ServerShared& s_;
@@ -150,7 +156,9 @@ class Exchange {
   bool head_request_ = false;
   bool body_allowed_ = true;
   bool chunked_ = false;
-  bool linger_ = false;  // input may be left unread: close slowly
+  bool linger_ = false;    // input may be left unread: close slowly
+  bool upgraded_ = false;  // the stream was handed over (upgrade())
+  std::string peer_;       // the peer's name, kept once the stream is handed over
   std::optional<uint64_t> declared_length_;
   uint64_t sent_body_ = 0;
   std::string body_buf_;

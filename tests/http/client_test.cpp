@@ -15,6 +15,7 @@
 #include "squall/net/tls.h"
 #include "support/loop_fixture.h"
 #include "support/process.h"
+#include "support/tunnel_proxy.h"
 
 namespace squall::http {
 namespace {
@@ -628,44 +629,13 @@ TEST_F(ClientNginxTest, HttpUrlsGoThroughAForwardingProxyWithCredentials) {
   EXPECT_EQ(first, "GET " + url("/file.txt") + " HTTP/1.1");
 }
 
-// A CONNECT proxy: opens the tunnel it is asked for and copies bytes both ways.
-struct TunnelProxy {
-  int tunnels = 0;
-  TcpServer server{[this](Stream& s) -> Task<void> { return handle(s); }};
-  TunnelProxy() { server.listen(Address::parse("127.0.0.1:0")); }
-
-  static Task<void> pump(Stream& from, Stream& to) {
-    try {
-      for (;;) co_await to.write(co_await from.read_bytes(64 * 1024, true));
-    } catch (const NetError&) {
-    }
-    to.close();
-  }
-  Task<void> handle(Stream& s) {
-    std::string head = co_await s.read_until("\r\n\r\n", 8192);
-    if (head.rfind("CONNECT ", 0) != 0) {
-      co_await s.write("HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n");
-      co_return;
-    }
-    std::string authority = head.substr(8, head.find(' ', 8) - 8);
-    size_t colon = authority.rfind(':');
-    Stream up = co_await tcp_connect(authority.substr(0, colon),
-                                     static_cast<uint16_t>(std::stoi(authority.substr(colon + 1))));
-    ++tunnels;
-    co_await s.write("HTTP/1.1 200 Connection established\r\n\r\n");
-    auto back = spawn(pump(up, s));
-    co_await pump(s, up);
-    co_await back.join();
-  }
-};
-
 TEST_F(ClientNginxTest, HttpsUrlsTunnelThroughAConnectProxy) {
   test::CertFiles cert = test::make_self_signed(dir_, "server", "localhost");
   test::Process nginx = start("ssl_certificate " + cert.cert.string() + ";\nssl_certificate_key " +
                                   cert.key.string() + ";\n",
                               "ssl");
   auto body = [&]() -> Task<void> {
-    TunnelProxy proxy;
+    test::TunnelProxy proxy;
     HttpClient client;
     for (int i = 0; i < 2; ++i) {
       HttpRequest req;

@@ -26,6 +26,16 @@ TEST_F(ProxyEnvironment, EachSchemeHasItsVariableAndLowerCaseWins) {
   EXPECT_EQ(p.for_url(url("https://a.test/")), "http://127.0.0.1:3130");
 }
 
+TEST_F(ProxyEnvironment, WebSocketUrlsTakeTheProxyOfTheirHttpScheme) {
+  setenv("http_proxy", "127.0.0.1:3128", 1);
+  setenv("https_proxy", "127.0.0.1:3130", 1);
+  setenv("no_proxy", "direct.test", 1);
+  ProxySettings p = ProxySettings::from_environment();
+  EXPECT_EQ(p.for_url(url("ws://a.test/chat")), "http://127.0.0.1:3128");
+  EXPECT_EQ(p.for_url(url("wss://a.test/chat")), "http://127.0.0.1:3130");
+  EXPECT_EQ(p.for_url(url("wss://direct.test/chat")), "");
+}
+
 TEST_F(ProxyEnvironment, UpperCaseHttpProxyIsIgnoredAsCurlDoesAndAllProxyFillsIn) {
   setenv("HTTP_PROXY", "http://127.0.0.1:1", 1);
   setenv("ALL_PROXY", "http://127.0.0.1:2", 1);

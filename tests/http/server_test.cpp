@@ -776,6 +776,86 @@ TEST_F(HttpServerTest, StopKillsWhatOutlivesTheGrace) {
   }());
 }
 
+// --- switching protocols ---------------------------------------------------------------------
+
+// Switches to a line echo protocol ("Upgrade: echo"); answers anything else with the errors
+// upgrade() gives.
+Task<void> upgrade_to_echo(ServerRequest& q, ServerResponse& r) {
+  ResponseHead head;
+  head.status = 101;
+  head.headers.add("Upgrade", "echo");
+  head.headers.add("Connection", "Upgrade");
+  if (q.path() == "/wrong-status") {
+    head.status = 200;
+    std::string error;
+    try {
+      co_await r.upgrade(head);
+    } catch (const InvalidArgumentError& e) {
+      error = e.what();
+    }
+    co_await r.write(error.empty() ? "upgraded" : "refused");
+    co_return;
+  }
+  if (q.path() == "/late") {
+    co_await r.write("a body first");
+    co_await r.flush();
+    bool refused = false;
+    try {
+      co_await r.upgrade(head);
+    } catch (const InvalidStateError&) {
+      refused = true;
+    }
+    co_await r.write(refused ? " then refused" : " then upgraded");
+    co_return;
+  }
+  Stream stream = co_await r.upgrade(head);
+  // The server reads and writes this connection no more: it is ours, with what the client
+  // sent after its request already buffered.
+  for (;;) {
+    std::string line = co_await stream.read_until("\n", 1024);
+    if (line == "bye\n") break;
+    co_await stream.write(line);
+  }
+  co_await stream.write("from " + std::string(q.remote_ip()) + " " + std::string(q.path()));
+}
+
+TEST_F(HttpServerTest, UpgradeHandsTheConnectionToTheHandler) {
+  std::vector<AccessLogEntry> log;
+  HttpServerOptions options;
+  options.access_log_sink = [&](const AccessLogEntry& e) { log.push_back(e); };
+  start(upgrade_to_echo, options);
+  run([&]() -> Task<void> {
+    Stream c = co_await connect(port());
+    co_await c.write("GET /echo HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\n\r\none\n");
+    std::string head = co_await c.read_until("\r\n\r\n", 4096);
+    EXPECT_TRUE(head.starts_with("HTTP/1.1 101 Switching Protocols\r\n")) << head;
+    EXPECT_NE(head.find("Upgrade: echo\r\n"), std::string::npos) << head;
+    EXPECT_EQ(co_await c.read_until("\n"), "one\n");  // sent with the request: not lost
+    co_await c.write("two\nbye\n");
+    EXPECT_EQ(co_await c.read_until("\n"), "two\n");
+    EXPECT_EQ(co_await c.read_until_close(), "from 127.0.0.1 /echo");
+    co_await stop();
+  }());
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0].status, 101);
+  EXPECT_TRUE(log[0].peer.starts_with("127.0.0.1:"));
+}
+
+TEST_F(HttpServerTest, UpgradeRefusesAStatusOtherThan101AndALateCall) {
+  start(upgrade_to_echo);
+  run([&]() -> Task<void> {
+    Stream c = co_await connect(port());
+    co_await c.write("GET /wrong-status HTTP/1.1\r\nHost: x\r\n\r\n");
+    Reply wrong = co_await read_reply(c);
+    EXPECT_EQ(wrong.body, "refused");
+    co_await c.write("GET /late HTTP/1.1\r\nHost: x\r\n\r\n");
+    Reply late = co_await read_reply(c);
+    EXPECT_EQ(late.status, 200);
+    EXPECT_EQ(late.body, "a body first then refused");
+    co_await stop();
+  }());
+}
+
 // --- many connections --------------------------------------------------------------------------
 
 TEST_F(HttpServerTest, FiveHundredSlowlorisConnectionsDoNotStopOthersBeingServed) {

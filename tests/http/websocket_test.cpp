@@ -1,5 +1,6 @@
-// Tests for squall::http::WebSocket against a real peer: Python's `websockets` library serving
-// on loopback (tests/http/websocket_peer.py), with and without permessage-deflate.
+// Tests for squall::http::WebSocket against real peers serving on loopback: Python's websockets,
+// Tornado and npm's ws (tests/http/websocket_peers.h), with and without permessage-deflate. The
+// handshake here is written out by hand, so that only the connection is under test.
 #include "squall/http/websocket.h"
 
 #include <gtest/gtest.h>
@@ -7,42 +8,15 @@
 #include <array>
 #include <string>
 
+#include "http/websocket_peers.h"
 #include "squall/http/parser.h"
 #include "squall/net/tcp_client.h"
 #include "support/loop_fixture.h"
-#include "support/process.h"
 
 namespace squall::http {
 namespace {
 
 using namespace std::literals;
-
-// The peer, serving on a free port.
-struct Peer {
-  explicit Peer(bool compression) : port(test::free_port()) {
-    std::vector<std::string> argv = {"/usr/bin/python3", "-B",
-                                     SQUALL_SOURCE_DIR "/tests/http/websocket_peer.py", "server",
-                                     std::to_string(port)};
-    if (compression) argv.push_back("--compression");
-    process = test::Process::start(argv);
-    test::wait_for_port(port, "websocket_peer.py", &process);
-  }
-  // Waits until the peer has printed how `n` connections closed; its output.
-  std::string closes(size_t n) {
-    for (int i = 0; i < 200; ++i) {
-      std::string out = process.output();
-      size_t count = 0;
-      for (size_t at = out.find("closed "); at != std::string::npos;
-           at = out.find("closed ", at + 1))
-        ++count;
-      if (count >= n) return out;
-      usleep(20000);
-    }
-    return process.output();
-  }
-  uint16_t port;
-  test::Process process;
-};
 
 // The client's side of the handshake over a plain TCP stream.
 Task<WebSocket> connect(uint16_t port, bool offer_deflate, WebSocketOptions options = {}) {
@@ -67,12 +41,12 @@ Task<WebSocket> connect(uint16_t port, bool offer_deflate, WebSocketOptions opti
                       accepted.protocol);
 }
 
-class WebSocketPeerTest : public test::LoopTest, public testing::WithParamInterface<bool> {};
+class WebSocketPeerTest : public test::WsPeerTest {};
 
 TEST_P(WebSocketPeerTest, EchoesTextAndBinaryMessagesOfEveryLengthForm) {
-  Peer peer(GetParam());
+  test::WsPeerServer peer(kind(), deflate());
   run([&]() -> Task<void> {
-    WebSocket ws = co_await connect(peer.port, GetParam());
+    WebSocket ws = co_await connect(peer.port, deflate());
     for (size_t length : {0u, 1u, 125u, 126u, 65535u, 65536u, 1u << 20}) {
       std::string text(length, 't'), binary(length, '\0');
       for (size_t i = 0; i < length; ++i) binary[i] = static_cast<char>(i * 31);
@@ -100,9 +74,9 @@ TEST_P(WebSocketPeerTest, EchoesTextAndBinaryMessagesOfEveryLengthForm) {
 }
 
 TEST_P(WebSocketPeerTest, ReportsTheCodeAndReasonOfAClosingPeer) {
-  Peer peer(GetParam());
+  test::WsPeerServer peer(kind(), deflate());
   run([&]() -> Task<void> {
-    WebSocket ws = co_await connect(peer.port, GetParam());
+    WebSocket ws = co_await connect(peer.port, deflate());
     co_await ws.write_message("close:4001:all done");
     auto message = co_await ws.read_message();
     EXPECT_FALSE(message);
@@ -115,9 +89,9 @@ TEST_P(WebSocketPeerTest, ReportsTheCodeAndReasonOfAClosingPeer) {
 }
 
 TEST_P(WebSocketPeerTest, AnswersThePeersPingsWhileReading) {
-  Peer peer(GetParam());
+  test::WsPeerServer peer(kind(), deflate());
   run([&]() -> Task<void> {
-    WebSocket ws = co_await connect(peer.port, GetParam());
+    WebSocket ws = co_await connect(peer.port, deflate());
     co_await ws.write_message("ping:are you there");
     auto message = co_await ws.read_message();  // the peer got our pong before it sends this
     EXPECT_TRUE(message && message->data == "pong:are you there");
@@ -126,9 +100,9 @@ TEST_P(WebSocketPeerTest, AnswersThePeersPingsWhileReading) {
 }
 
 TEST_P(WebSocketPeerTest, FailsAMessageOverTheLimitWith1009) {
-  Peer peer(GetParam());
+  test::WsPeerServer peer(kind(), deflate());
   run([&]() -> Task<void> {
-    WebSocket ws = co_await connect(peer.port, GetParam(), {.max_message_size = 100000});
+    WebSocket ws = co_await connect(peer.port, deflate(), {.max_message_size = 100000});
     co_await ws.write_message("big:100000");
     auto fits = co_await ws.read_message();
     EXPECT_TRUE(fits && fits->data.size() == 100000);
@@ -141,9 +115,9 @@ TEST_P(WebSocketPeerTest, FailsAMessageOverTheLimitWith1009) {
 }
 
 TEST_P(WebSocketPeerTest, EndsWith1006WhenThePeerVanishes) {
-  Peer peer(GetParam());
+  test::WsPeerServer peer(kind(), deflate());
   run([&]() -> Task<void> {
-    WebSocket ws = co_await connect(peer.port, GetParam());
+    WebSocket ws = co_await connect(peer.port, deflate());
     co_await ws.write_message("hello");
     auto hello = co_await ws.read_message();
     EXPECT_TRUE(hello);
@@ -154,10 +128,8 @@ TEST_P(WebSocketPeerTest, EndsWith1006WhenThePeerVanishes) {
   }());
 }
 
-INSTANTIATE_TEST_SUITE_P(Compression, WebSocketPeerTest, testing::Bool(),
-                         [](const testing::TestParamInfo<bool>& info) {
-                           return info.param ? "Deflate" : "Plain";
-                         });
+INSTANTIATE_TEST_SUITE_P(Peers, WebSocketPeerTest, test::ws_peer_params(),
+                         test::ws_peer_param_name);
 
 }  // namespace
 }  // namespace squall::http

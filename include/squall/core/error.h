@@ -5,6 +5,7 @@
 // consistent and tests can match on the kind rather than the wording.
 #pragma once
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -71,5 +72,9 @@ class SystemError : public Error {
  private:
   int errno_;
 };
+
+// What a caught exception says, for a log line: what() of a std::exception, or a phrase saying
+// it was none. Empty for a null pointer.
+std::string exception_message(const std::exception_ptr& error);
 
 }  // namespace squall

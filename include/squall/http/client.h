@@ -323,7 +323,9 @@ struct ClientStats {
 
 namespace detail {
 struct ClientCore;
-}
+// The client's internals, for what is built on its connections (websocket_client.h).
+ClientCore& core_of(HttpClient& client) noexcept;
+}  // namespace detail
 
 class HttpClient {
  public:
@@ -361,6 +363,7 @@ class HttpClient {
   ClientStats stats() const noexcept;
 
  private:
+  friend detail::ClientCore& detail::core_of(HttpClient& client) noexcept;
   std::unique_ptr<detail::ClientCore> core_;
 };
 

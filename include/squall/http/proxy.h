@@ -32,7 +32,7 @@ struct ProxySettings {
   // One proxy for both schemes (curl's -x); no_proxy is kept.
   void use_for_all(const std::string& proxy);
   // The proxy for `url`, or empty to go direct (no proxy for its scheme, or its host is listed
-  // in no_proxy).
+  // in no_proxy). ws:// URLs take the http proxy and wss:// ones the https proxy, as curl's do.
   std::string_view for_url(const Url& url) const;
   // Whether no_proxy lists `host` (a URL's serialized host: "example.com", "10.0.0.1", "[::1]").
   bool bypasses(std::string_view host) const;

@@ -233,6 +233,16 @@ class ServerResponse {
   // files) or the stream's NetError, which closes the connection.
   [[nodiscard]] Task<void> send_file(int fd, off_t offset, size_t count);
 
+  // Switches protocols (RFC 9110 section 15.2.2; a WebSocket's opening handshake): sends `head`,
+  // a 101, and hands the connection over. The stream returned holds, buffered, whatever the
+  // client sent after the request, and is the caller's from then on: the server neither reads
+  // nor writes it again, and the connection's task ends when the handler returns (so the
+  // connection counts as a request in flight for stop()'s grace until then). The request's
+  // accessors stay valid until the handler returns. Throws, from the task, InvalidStateError
+  // after headers_sent() or for a request with a body, InvalidArgumentError for a status other
+  // than 101 or a field that is not a token and a field value, and the stream's NetError.
+  [[nodiscard]] Task<Stream> upgrade(const ResponseHead& head);
+
   bool headers_sent() const noexcept { return headers_sent_; }
   bool finished() const noexcept { return finished_; }
   // Body bytes written so far (for HEAD, the bytes written and dropped).
