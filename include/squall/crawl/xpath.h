@@ -8,7 +8,8 @@
 // - a string, number or boolean gives one string (numbers as XPath's string() writes them,
 //   booleans as "true"/"false").
 // A malformed expression, or one that fails to evaluate (an unknown function, a wrong argument
-// type), gives an XPathResult whose error() says why; nothing throws or prints.
+// type), gives an XPathResult whose error() says why; nothing throws or prints. The context node
+// is the document node, so "//a" and "html/body" both work.
 //
 // A document belongs to one thread at a time. libxml2's global state is initialised on first
 // use (xmlInitParser is thread-safe).
@@ -20,6 +21,10 @@
 #include <vector>
 
 namespace squall {
+
+namespace detail {
+struct HtmlTree;
+}
 
 // The outcome of one XPath evaluation: the values, or the reason there are none.
 class XPathResult {
@@ -55,9 +60,8 @@ class HtmlDocument {
   XPathResult xpath(std::string_view expression) const;
 
  private:
-  struct Impl;
-  explicit HtmlDocument(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit HtmlDocument(std::shared_ptr<const detail::HtmlTree> tree);
+  std::shared_ptr<const detail::HtmlTree> tree_;
 };
 
 }  // namespace squall
