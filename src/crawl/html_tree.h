@@ -1,15 +1,20 @@
-// The libxml2 tree behind HtmlDocument, and its XPath evaluation (private to src/crawl).
+// The libxml2 tree behind HtmlDocument and Selector, and the XPath evaluation both use (private to
+// src/crawl).
 #pragma once
 
 #include <libxml/HTMLparser.h>
 #include <libxml/xpath.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "squall/url/url.h"
+
 namespace squall::detail {
 
-// A parsed page. libxml2's tree is never modified after parsing.
+// A parsed page. libxml2's tree is never modified after parsing, so any number of Selectors may
+// point into it.
 struct HtmlTree {
   xmlDocPtr doc = nullptr;  // never null: an empty page is an empty document
 
@@ -17,6 +22,14 @@ struct HtmlTree {
   ~HtmlTree();
   HtmlTree(const HtmlTree&) = delete;
   HtmlTree& operator=(const HtmlTree&) = delete;
+
+  // The first <base href> resolved against the URL the page was parsed with, else that URL;
+  // nullopt when neither parses. Found on first use (the tree has one thread at a time).
+  const std::optional<Url>& base_url() const;
+
+ private:
+  mutable bool base_known_ = false;
+  mutable std::optional<Url> base_url_;
 };
 
 // One XPath expression compiled once and evaluated against any number of context nodes of one

@@ -162,4 +162,13 @@ XPathResult HtmlDocument::xpath(std::string_view expression) const {
   return XPathResult::values(std::move(values));
 }
 
+Selector HtmlDocument::root() const {
+  xmlNodePtr element = xmlDocGetRootElement(tree_->doc);
+  return Selector(tree_, element ? element : reinterpret_cast<xmlNodePtr>(tree_->doc));
+}
+
+SelectorList HtmlDocument::css(std::string_view selector) const {
+  return root().css(selector);
+}
+
 }  // namespace squall

@@ -1,9 +1,11 @@
-// Tests for css_to_xpath: the expressions it writes, each error naming its offset, and the bounds.
+// Tests for css_to_xpath: each construct selecting the elements it should, each error naming its
+// offset, and the bounds.
 #include "squall/crawl/css.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "squall/crawl/xpath.h"
 #include "support/bytes.h"
@@ -11,9 +13,192 @@
 namespace squall {
 namespace {
 
+using Ids = std::vector<std::string>;
+
+// The id (or, without one, the name) of each element `selector` selects in `html`.
+Ids ids(std::string_view html, std::string_view selector) {
+  const test::ExactBytes bytes(selector);
+  const SelectorList found = HtmlDocument::parse(html).css(bytes.view());
+  EXPECT_TRUE(found.ok()) << found.error();
+  Ids out;
+  for (const Selector& s : found) out.push_back(s.attr("id").value_or(s.name()));
+  return out;
+}
+
 CssTranslation translate(std::string_view selector) {
   const test::ExactBytes bytes(selector);
   return css_to_xpath(bytes.view());
+}
+
+constexpr std::string_view kList = R"(<ul id=u>
+<li id=l1 class="item first">one</li>
+<li id=l2 class=item>two</li>
+<li id=l3 class="item  special" lang=en-US>three</li>
+<li id=l4 class=item>four</li>
+<li id=l5 class="item last">five</li>
+</ul>)";
+
+TEST(CssSelector, MatchesTypeAndUniversalSelectorsWithHtmlCaseRules) {
+  EXPECT_EQ(ids(kList, "ul"), (Ids{"u"}));
+  EXPECT_EQ(ids(kList, "UL"), (Ids{"u"}));
+  EXPECT_EQ(ids("<DIV id=d>x</DIV>", "div"), (Ids{"d"}));
+  EXPECT_EQ(ids(kList, "ul *"), (Ids{"l1", "l2", "l3", "l4", "l5"}));
+  EXPECT_EQ(ids(kList, "*").size(), 8u);  // html, body, ul and the items
+  EXPECT_TRUE(ids(kList, "table").empty());
+}
+
+TEST(CssSelector, MatchesIdsAndClassesAsTokens) {
+  EXPECT_EQ(ids(kList, "#l3"), (Ids{"l3"}));
+  EXPECT_EQ(ids(kList, "li#l3.special"), (Ids{"l3"}));
+  EXPECT_TRUE(ids(kList, "ul#l3").empty());
+  EXPECT_EQ(ids(kList, ".first"), (Ids{"l1"}));
+  EXPECT_EQ(ids(kList, ".item.last"), (Ids{"l5"}));
+  EXPECT_EQ(ids(kList, ".special"), (Ids{"l3"}));             // two spaces before it
+  EXPECT_TRUE(ids(kList, ".ite").empty());                    // a token, not a substring
+  EXPECT_TRUE(ids(kList, ".Item").empty());                   // class names are case-sensitive
+  EXPECT_EQ(ids("<p id=a class='x\ty'>", ".y"), (Ids{"a"}));  // any whitespace separates
+  EXPECT_EQ(ids("<p id=\"1\">", "#1"), (Ids{"1"}));           // ids that start with a digit work
+}
+
+constexpr std::string_view kAttributes = R"(
+<a id=a1 href="http://example.com/x.PDF" hreflang=en-GB rel="nofollow noopener">pdf</a>
+<a id=a2 href="/rel" title="it's &quot;so&quot;" data-x="">rel</a>
+<a id=a3 lang=en>none</a>
+<a id=a4 lang=EN href="">empty</a>)";
+
+TEST(CssSelector, MatchesEveryAttributeOperator) {
+  EXPECT_EQ(ids(kAttributes, "[href]"), (Ids{"a1", "a2", "a4"}));
+  EXPECT_EQ(ids(kAttributes, "[HREF]"), (Ids{"a1", "a2", "a4"}));
+  EXPECT_EQ(ids(kAttributes, "[href='/rel']"), (Ids{"a2"}));
+  EXPECT_EQ(ids(kAttributes, "[href=\"\"]"), (Ids{"a4"}));
+  EXPECT_EQ(ids(kAttributes, "[rel~=noopener]"), (Ids{"a1"}));
+  EXPECT_TRUE(ids(kAttributes, "[rel~='nofollow noopener']").empty());
+  EXPECT_TRUE(ids(kAttributes, "[rel~='']").empty());
+  EXPECT_EQ(ids(kAttributes, "[hreflang|=en]"), (Ids{"a1"}));
+  EXPECT_EQ(ids(kAttributes, "[lang|=en]"), (Ids{"a3"}));
+  EXPECT_EQ(ids(kAttributes, "[href^=http]"), (Ids{"a1"}));
+  EXPECT_EQ(ids(kAttributes, "[href$='.PDF']"), (Ids{"a1"}));
+  EXPECT_TRUE(ids(kAttributes, "[href$='.pdf']").empty());
+  EXPECT_EQ(ids(kAttributes, "[href*=ample]"), (Ids{"a1"}));
+  EXPECT_TRUE(ids(kAttributes, "[href^='']").empty());  // an empty prefix matches nothing
+  EXPECT_TRUE(ids(kAttributes, "[href$='']").empty());
+  EXPECT_TRUE(ids(kAttributes, "[href*='']").empty());
+  EXPECT_EQ(ids(kAttributes, "[title=\"it's \\\"so\\\"\"]"), (Ids{"a2"}));  // both quotes
+  EXPECT_EQ(ids(kAttributes, "[data-x]"), (Ids{"a2"}));
+  EXPECT_EQ(ids(kAttributes, "a[lang!=en]"), (Ids{"a1", "a2", "a4"}));
+}
+
+TEST(CssSelector, FoldsAttributeValuesWithTheIFlag) {
+  EXPECT_EQ(ids(kAttributes, "[href$='.pdf' i]"), (Ids{"a1"}));
+  EXPECT_EQ(ids(kAttributes, "[lang=en i]"), (Ids{"a3", "a4"}));
+  EXPECT_EQ(ids(kAttributes, "[lang=en s]"), (Ids{"a3"}));
+  EXPECT_EQ(ids(kAttributes, "[rel~=NOFOLLOW i]"), (Ids{"a1"}));
+  EXPECT_EQ(ids(kAttributes, "[data-x='' i]"), (Ids{"a2"}));
+  EXPECT_TRUE(ids(kAttributes, "[nosuch='' i]").empty());  // the attribute must exist
+}
+
+constexpr std::string_view kTree = R"(<div id=top>
+<h1 id=h>Title</h1>
+<p id=p1>one <span id=s1>in</span></p>
+<p id=p2>two</p>
+<div id=inner><p id=p3>three</p></div>
+<span id=s2>after</span>
+</div>)";
+
+TEST(CssSelector, FollowsEachCombinator) {
+  EXPECT_EQ(ids(kTree, "div p"), (Ids{"p1", "p2", "p3"}));
+  EXPECT_EQ(ids(kTree, "#top > p"), (Ids{"p1", "p2"}));
+  EXPECT_EQ(ids(kTree, "h1 + p"), (Ids{"p1"}));
+  EXPECT_EQ(ids(kTree, "h1 ~ p"), (Ids{"p1", "p2"}));
+  EXPECT_EQ(ids(kTree, "p + span"), (Ids{}));  // a div stands between them
+  EXPECT_EQ(ids(kTree, "p ~ span"), (Ids{"s2"}));
+  EXPECT_EQ(ids(kTree, "div>p+p"), (Ids{"p2"}));
+  EXPECT_EQ(ids(kTree, "#top  >  div   p"), (Ids{"p3"}));
+  EXPECT_EQ(ids(kTree, "div\n\t p"), (Ids{"p1", "p2", "p3"}));
+}
+
+TEST(CssSelector, UnitesAGroupInDocumentOrder) {
+  EXPECT_EQ(ids(kTree, "span, h1"), (Ids{"h", "s1", "s2"}));
+  EXPECT_EQ(ids(kTree, "p,p"), (Ids{"p1", "p2", "p3"}));
+}
+
+constexpr std::string_view kSiblings = R"(<div id=d>
+<span id=s1>a</span><em id=e1>b</em><span id=s2>c</span><em id=e2>d</em><span id=s3>e</span>
+<b id=b1>only</b></div><div id=single><i id=i1>x</i></div><p id=empty></p><p id=space> </p>
+<p id=comment><!-- c --></p>)";
+
+TEST(CssSelector, MatchesStructuralPseudoClasses) {
+  EXPECT_EQ(ids(kSiblings, "span:first-child"), (Ids{"s1"}));
+  EXPECT_EQ(ids(kSiblings, "#d > :last-child"), (Ids{"b1"}));
+  EXPECT_EQ(ids(kSiblings, "div :only-child"), (Ids{"i1"}));
+  EXPECT_EQ(ids(kSiblings, "body:only-child"), (Ids{"body"}));  // no <head> in the source
+  EXPECT_EQ(ids(kSiblings, "em:first-of-type"), (Ids{"e1"}));
+  EXPECT_EQ(ids(kSiblings, "span:last-of-type"), (Ids{"s3"}));
+  EXPECT_EQ(ids(kSiblings, "#d > b:only-of-type"), (Ids{"b1"}));
+  EXPECT_EQ(ids(kSiblings, "p:empty"), (Ids{"empty", "comment"}));  // comments do not count
+  EXPECT_EQ(ids(kSiblings, ":root"), (Ids{"html"}));
+}
+
+TEST(CssSelector, CountsSiblingsForNthChildAndItsKin) {
+  EXPECT_EQ(ids(kList, "li:nth-child(2)"), (Ids{"l2"}));
+  EXPECT_EQ(ids(kList, "li:nth-child(odd)"), (Ids{"l1", "l3", "l5"}));
+  EXPECT_EQ(ids(kList, "li:nth-child(EVEN)"), (Ids{"l2", "l4"}));
+  EXPECT_EQ(ids(kList, "li:nth-child(3n+1)"), (Ids{"l1", "l4"}));
+  EXPECT_EQ(ids(kList, "li:nth-child(3n-1)"), (Ids{"l2", "l5"}));
+  EXPECT_EQ(ids(kList, "li:nth-child(-n+2)"), (Ids{"l1", "l2"}));
+  EXPECT_EQ(ids(kList, "li:nth-child(-2n+5)"), (Ids{"l1", "l3", "l5"}));
+  EXPECT_EQ(ids(kList, "li:nth-child(n+4)"), (Ids{"l4", "l5"}));
+  EXPECT_EQ(ids(kList, "li:nth-child(n)").size(), 5u);
+  EXPECT_TRUE(ids(kList, "li:nth-child(-n)").empty());
+  EXPECT_TRUE(ids(kList, "li:nth-child(0)").empty());
+  EXPECT_EQ(ids(kList, "li:nth-child( +2n + 1 )"), (Ids{"l1", "l3", "l5"}));
+  EXPECT_EQ(ids(kList, "li:nth-child(2n- 1)"), (Ids{"l1", "l3", "l5"}));
+  EXPECT_EQ(ids(kList, "li:nth-last-child(1)"), (Ids{"l5"}));
+  EXPECT_EQ(ids(kList, "li:nth-last-child(-n+2)"), (Ids{"l4", "l5"}));
+  EXPECT_EQ(ids(kSiblings, "span:nth-of-type(2)"), (Ids{"s2"}));
+  EXPECT_EQ(ids(kSiblings, "em:nth-last-of-type(2)"), (Ids{"e1"}));
+  EXPECT_EQ(ids(kSiblings, "span:nth-of-type(2n+1)"), (Ids{"s1", "s3"}));
+}
+
+TEST(CssSelector, NegatesAndMatchesAlternatives) {
+  EXPECT_EQ(ids(kList, "li:not(.item)"), (Ids{}));
+  EXPECT_EQ(ids(kList, "li:not(.first):not(.last)"), (Ids{"l2", "l3", "l4"}));
+  EXPECT_EQ(ids(kList, "li:not(.first, .last)"), (Ids{"l2", "l3", "l4"}));
+  EXPECT_EQ(ids(kList, "li:not( #l2 )").size(), 4u);
+  EXPECT_EQ(ids(kList, "ul :not(li)"), (Ids{}));
+  EXPECT_EQ(ids(kList, "li:not(*)"), (Ids{}));
+  EXPECT_EQ(ids(kList, ":not(:not(#l4))"), (Ids{"l4"}));
+  // The element name around :not() is what *-of-type counts by.
+  EXPECT_EQ(ids(kList, "li:not(:first-of-type)"), (Ids{"l2", "l3", "l4", "l5"}));
+  EXPECT_EQ(ids(kList, "li:is(.first, #l4)"), (Ids{"l1", "l4"}));
+  EXPECT_EQ(ids(kList, "li.item:where(.last)"), (Ids{"l5"}));  // ANDed with the rest
+  EXPECT_EQ(ids(kList, "li:matches(:first-child)"), (Ids{"l1"}));
+  EXPECT_EQ(ids(kList, "li:is(*)").size(), 5u);
+}
+
+TEST(CssSelector, MatchesRelativeSelectorsInHas) {
+  EXPECT_EQ(ids(kTree, "p:has(span)"), (Ids{"p1"}));
+  EXPECT_EQ(ids(kTree, "div:has(> p)"), (Ids{"top", "inner"}));
+  EXPECT_EQ(ids(kTree, "div:has(> div p)"), (Ids{"top"}));
+  EXPECT_EQ(ids(kTree, "p:has(+ p)"), (Ids{"p1"}));
+  EXPECT_EQ(ids(kTree, "h1:has(~ span)"), (Ids{"h"}));
+  EXPECT_EQ(ids(kTree, "div:has(em, span)"), (Ids{"top"}));
+  EXPECT_EQ(ids(kTree, "div:not(:has(div))"), (Ids{"inner"}));
+}
+
+constexpr std::string_view kText = R"(<html lang=en-US><body>
+<p id=a>Caf&eacute; cr&egrave;me</p><p id=b lang=fr>Bonjour <span id=c lang=EN>hi</span></p>
+<p id=d lang=fr-CA>Salut</p></body></html>)";
+
+TEST(CssSelector, MatchesTextAndLanguage) {
+  EXPECT_EQ(ids(kText, "p:contains('Caf\xC3\xA9')"), (Ids{"a"}));
+  EXPECT_EQ(ids(kText, "p:contains(Bonjour)"), (Ids{"b"}));
+  EXPECT_EQ(ids(kText, "p:contains('Bonjour hi')"), (Ids{"b"}));  // the string value
+  EXPECT_TRUE(ids(kText, "p:contains(bonjour)").empty());         // case-sensitive
+  EXPECT_EQ(ids(kText, "p:lang(fr)"), (Ids{"b", "d"}));
+  EXPECT_EQ(ids(kText, "p:lang(en)"), (Ids{"a"}));  // inherited from <html lang=en-US>
+  EXPECT_EQ(ids(kText, "span:lang(en)"), (Ids{"c"}));
+  EXPECT_EQ(ids(kText, "*:lang(FR-ca)"), (Ids{"d"}));
 }
 
 constexpr std::string_view kForm = R"(<form>
@@ -24,6 +209,54 @@ constexpr std::string_view kForm = R"(<form>
 <fieldset id=f disabled><input id=inner type=text><button id=bt>b</button></fieldset>
 <a id=link href=/x>x</a><a id=anchor name=x>y</a>
 </form>)";
+
+TEST(CssSelector, MatchesHtmlStatePseudoClasses) {
+  EXPECT_EQ(ids(kForm, ":checked"), (Ids{"box", "o2"}));
+  EXPECT_EQ(ids(kForm, ":link"), (Ids{"link"}));
+  EXPECT_EQ(ids(kForm, ":disabled"), (Ids{"typed", "g", "f", "inner", "bt"}));
+  // An input without a type is a text field, and a hidden input is a form control too.
+  EXPECT_EQ(ids(kForm, "input:enabled"), (Ids{"text", "hidden", "box", "radio"}));
+  EXPECT_EQ(ids(kForm, "option:enabled"), (Ids{"o1", "o2"}));
+  EXPECT_TRUE(ids(kForm, "a:hover, a:visited, :focus, :active, :target").empty());
+}
+
+constexpr std::string_view kPseudoElements = R"(<div id=d>top <p>one <b>bold</b></p>
+<a href="/x" title=t>link</a></div>)";
+
+TEST(CssSelector, SelectsTextAndAttributesWithPseudoElements) {
+  const HtmlDocument doc = HtmlDocument::parse(kPseudoElements);
+  EXPECT_EQ(doc.css("p::text").getall(), (Ids{"one "}));
+  EXPECT_EQ(doc.css("p ::text").getall(), (Ids{"one ", "bold"}));
+  EXPECT_EQ(doc.css("div > ::text").getall(), (Ids{"one ", "link"}));  // the children's text
+  EXPECT_EQ(doc.css("a::attr(href)").getall(), (Ids{"/x"}));
+  EXPECT_EQ(doc.css("a::attr(TITLE)").getall(), (Ids{"t"}));
+  EXPECT_EQ(doc.css("div ::attr(href)").getall(), (Ids{"/x"}));
+  EXPECT_EQ(doc.css("::attr(href)").getall(), (Ids{"/x"}));
+  EXPECT_EQ(doc.css("b::text, a::attr(title)").getall(), (Ids{"bold", "t"}));
+}
+
+TEST(CssSelector, ReadsEscapesCommentsAndStrings) {
+  EXPECT_EQ(ids(kList, "\\6c i.first"), (Ids{"l1"}));
+  EXPECT_EQ(ids(kList, "#\\6c 1"), (Ids{"l1"}));
+  EXPECT_EQ(ids(kList, "#l\\31"), (Ids{"l1"}));
+  EXPECT_EQ(ids(kList, ".fir\\st"), (Ids{"l1"}));
+  EXPECT_EQ(ids(kList, "li/* a comment */.first"), (Ids{"l1"}));
+  EXPECT_EQ(ids(kList, "ul /**/ li.last"), (Ids{"l5"}));
+  EXPECT_EQ(ids(kList, "li[lang='en\\2d US']"), (Ids{"l3"}));
+  EXPECT_EQ(ids(kList, "li[lang='en\\\n-US']"), (Ids{"l3"}));  // an escaped newline joins
+  EXPECT_EQ(ids("<p id=a class='a:b'>", ".a\\:b"), (Ids{"a"}));
+}
+
+TEST(CssSelector, StartsFromTheScopeNode) {
+  const HtmlDocument doc = HtmlDocument::parse(kTree);
+  EXPECT_EQ(doc.css(":scope > body").size(), 1u);
+  const SelectorList top = doc.css("#top");
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].css(":scope > p").size(), 2u);
+  EXPECT_EQ(top[0].css("p").size(), 3u);
+  EXPECT_EQ(top[0].css(":scope").getall(), top.getall());
+  EXPECT_EQ(top[0].css(":scope::text").size(), 6u);  // the whitespace between the children
+}
 
 TEST(CssToXPath, WritesCssselectsExpressions) {
   EXPECT_EQ(translate("div.item > a[href^='http']").xpath(),

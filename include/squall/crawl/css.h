@@ -2,7 +2,8 @@
 //
 // lxml, pyquery and parsel (Scrapy) all select with CSS by translating it to XPath through
 // cssselect; squall does the same, so that one tree and one engine (libxml2's) serve both kinds
-// of selector, and a selector picks the nodes a pyquery or Scrapy user expects.
+// of selector, and a selector picks the nodes a pyquery or Scrapy user expects. The usual way in
+// is Selector::css (squall/crawl/selector.h); css_to_xpath is the translation alone.
 //
 //   css_to_xpath("div.item > a[href^='http']").xpath()
 //   // descendant-or-self::div[@class and contains(concat(' ', normalize-space(@class), ' '),
@@ -19,8 +20,8 @@
 //   :not(s, ...) :is(s, ...) :where(s, ...) :matches(s, ...) (compound selectors, nestable)
 //   :has(rel, ...) (relative selectors: "a b", "> a", "+ a", "~ a")
 //   :contains("text") (cssselect's: the element's string value contains the text)
-//   :lang(en) :checked :disabled :enabled :link, and :scope at the start of a selector (the
-//   context node)
+//   :lang(en) :checked :disabled :enabled :link, and :scope at the start of a selector (the node
+//   a Selector::css call starts from)
 //   :visited :hover :active :focus :target, which match nothing in a document without a browser
 // and parsel's pseudo-elements, last in a selector: ::text (the text nodes of what the rest
 // selects; "div ::text" is every text node under a div) and ::attr(name) (that attribute node).

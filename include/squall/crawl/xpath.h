@@ -11,8 +11,11 @@
 // type), gives an XPathResult whose error() says why; nothing throws or prints. The context node
 // is the document node, so "//a" and "html/body" both work.
 //
-// A document belongs to one thread at a time. libxml2's global state is initialised on first
-// use (xmlInitParser is thread-safe).
+// For nodes rather than strings (chaining, attributes, outer HTML) and for CSS selectors, start
+// from root() or css(): squall/crawl/selector.h.
+//
+// A document and every Selector on its tree belong to one thread at a time. libxml2's global
+// state is initialised on first use (xmlInitParser is thread-safe).
 #pragma once
 
 #include <memory>
@@ -20,11 +23,9 @@
 #include <string_view>
 #include <vector>
 
-namespace squall {
+#include "squall/crawl/selector.h"
 
-namespace detail {
-struct HtmlTree;
-}
+namespace squall {
 
 // The outcome of one XPath evaluation: the values, or the reason there are none.
 class XPathResult {
@@ -58,6 +59,15 @@ class HtmlDocument {
   // Evaluates `expression` with the document node as context. Never throws except
   // std::bad_alloc.
   XPathResult xpath(std::string_view expression) const;
+
+  // The root element (<html>) as a Selector, to select nodes from with css() and xpath(), as
+  // parsel's Selector(text=...) is: "body" and ":scope > body" select the body, "//a" every
+  // link. The document node when there is no element (an empty page). It shares the tree: the
+  // tree lives while this document or any Selector on it does.
+  Selector root() const;
+  // root().css(selector): the elements (or, with ::text and ::attr(), the nodes) a CSS selector
+  // matches, in document order.
+  SelectorList css(std::string_view selector) const;
 
  private:
   explicit HtmlDocument(std::shared_ptr<const detail::HtmlTree> tree);
