@@ -1,14 +1,22 @@
 // Tests for css_to_xpath: each construct selecting the elements it should, each error naming its
-// offset, and the bounds.
+// offset, the bounds, and a differential test against lxml with cssselect (and parsel for the
+// pseudo-elements) over real pages, a hand-made page and generated ones.
 #include "squall/crawl/css.h"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "squall/crawl/xpath.h"
 #include "support/bytes.h"
+#include "support/process.h"
 
 namespace squall {
 namespace {
@@ -446,6 +454,583 @@ TEST(CssToXPath, KeepsTheTranslationLinearInTheSelector) {
   const HtmlDocument doc = HtmlDocument::parse(kForm);
   const XPathResult r = doc.xpath(t.xpath());
   EXPECT_TRUE(r.ok()) << r.error().substr(0, 200);
+}
+
+// The differential test: lxml through cssselect and parsel, over the same libxml2 parser.
+
+constexpr std::string_view kKitchenSink = R"(<!DOCTYPE html>
+<html lang="en-US">
+<head>
+<meta charset="utf-8">
+<title>Kitchen sink</title>
+<link rel="stylesheet" href="/style.css">
+</head>
+<body class="page home">
+<div id="main" class="content  wide" data-role="main">
+  <h1 class="title">Heading <em>one</em></h1>
+  <p class="intro lead">First <a href="/a" title="it's">paragraph</a> text.</p>
+  <p>Second paragraph with <b>bold</b> and <i>italic</i>.</p>
+  <p></p>
+  <p> </p>
+  <p><!-- only a comment --></p>
+  <ul class="list">
+    <li class="item first">one</li>
+    <li class="item">two <span class="note">n</span></li>
+    <li class="item special" id="three">three</li>
+    <li class="item">four</li>
+    <li class="item last">five</li>
+  </ul>
+  <ol>
+    <li>a</li><li>b</li><li>c</li><li>d</li><li>e</li><li>f</li><li>g</li>
+  </ol>
+  <table class="data">
+    <tr><th>Name</th><th>Value</th></tr>
+    <tr class="odd"><td>x</td><td>1</td></tr>
+    <tr class="even"><td>y</td><td>2</td></tr>
+    <tr class="odd"><td>z</td><td>3</td></tr>
+  </table>
+  <section lang="fr">
+    <h2>Titre</h2>
+    <p lang="fr-CA">Bonjour <span lang="EN">hello</span></p>
+    <p>Caf&eacute; cr&egrave;me</p>
+  </section>
+  <div class="links">
+    <a href="http://example.com/x.PDF" hreflang="en-GB" rel="nofollow noopener">pdf</a>
+    <a href="https://example.org/" class="external">external</a>
+    <a name="anchor">no href</a>
+    <a href="#frag" title='say "hi"'>frag</a>
+    <a href="mailto:x@example.com" data-x="a-b-c">mail</a>
+    <map name="m"><area href="/area" alt="area"></map>
+  </div>
+  <form action="/submit">
+    <input type="text" name="q" value="search">
+    <input type="checkbox" name="c1" checked>
+    <input type="radio" name="r" value="1">
+    <input type="radio" name="r" value="2" checked>
+    <input type="text" name="off" disabled>
+    <select name="s"><option>one</option><option selected>two</option><option disabled>three</option>
+      <optgroup label="g" disabled><option>in group</option></optgroup></select>
+    <fieldset disabled><legend>L</legend><input type="text" name="inner"><button>b</button></fieldset>
+    <textarea name="t">text</textarea>
+    <button type="submit">Go</button>
+  </form>
+  <div class="nested"><div class="nested"><div class="nested"><span>deep</span></div></div></div>
+  <div class="siblings"><span>s1</span><em>e1</em><span>s2</span><em>e2</em><span>s3</span><b>b</b></div>
+  <div class="single"><span>alone</span></div>
+  <p class="UPPER">Case</p>
+  <DIV CLASS="Shout" ID="LOUD">upper tags</DIV>
+  <div title="a b" data-empty="">attributes</div>
+  <div class="a-b">dash</div><div class="a_b">under</div>
+  <div class="tabbed	item
+  x">whitespace in class</div>
+</div>
+<footer><p>Footer &copy; 2024</p></footer>
+</body>
+</html>
+)";
+
+// Selectors cssselect and squall both read, which must select the same nodes (or both be
+// refused).
+constexpr std::string_view kSharedSelectors[] = {
+    // type, universal, id, class
+    "*",
+    "p",
+    "P",
+    "li",
+    "DIV",
+    "section",
+    "nosuch",
+    "html",
+    "body",
+    "head",
+    "title",
+    "#main",
+    "#three",
+    "#LOUD",
+    "#loud",
+    "li#three",
+    "div#three",
+    ".item",
+    ".content",
+    ".wide",
+    ".item.first",
+    ".content.wide",
+    ".nested",
+    ".a-b",
+    ".a_b",
+    ".Shout",
+    ".shout",
+    "li.item.special",
+    ".UPPER",
+    ".x",
+    ".tabbed.item",
+    "*.item",
+    "*#main",
+    // attributes
+    "[href]",
+    "[title]",
+    "[title=\"it's\"]",
+    "[title='say \"hi\"']",
+    "[data-role=main]",
+    "[class~=item]",
+    "[class~=\"a b\"]",
+    "[title~=a]",
+    "[title~=b]",
+    "[lang|=en]",
+    "[lang|=fr]",
+    "[hreflang|=en]",
+    "[href^=http]",
+    "[href^=\"https://\"]",
+    "[href$=PDF]",
+    "[href$=\".pdf\"]",
+    "[href$=\".PDF\"]",
+    "[href*=example]",
+    "[href*=\"\"]",
+    "[href^=\"\"]",
+    "[href$=\"\"]",
+    "[class~=\"\"]",
+    "[data-empty]",
+    "[data-empty=\"\"]",
+    "[data-x|=a]",
+    "[data-x|=\"a-b\"]",
+    "[rel~=nofollow]",
+    "[rel~=noopener]",
+    "a[name]",
+    "[HREF]",
+    "[Type=checkbox]",
+    "[value!=\"1\"]",
+    "[value!=\"\"]",
+    "input[value!=search]",
+    "a[ href ]",
+    "a[href = \"/a\"]",
+    "[id=three]",
+    "[class=item]",
+    "[lang]",
+    // combinators and groups
+    "div p",
+    "div > p",
+    "ul > li",
+    "ol li",
+    "li + li",
+    "li ~ li",
+    "h1 + p",
+    "h1 ~ p",
+    "p + p",
+    "span + em",
+    "em ~ span",
+    ".nested .nested",
+    ".nested > .nested > .nested",
+    "div div span",
+    "body > div > ul > li",
+    "table tr > td",
+    "tr + tr td",
+    "* > li",
+    "* + *",
+    "h2 ~ *",
+    "html > body",
+    "ul>li",
+    "li+li",
+    "li~li",
+    "div /**/ p",
+    "  p  ",
+    "div\tp",
+    "h1, h2",
+    "li.first, li.last",
+    "#main > h1, footer p",
+    "a, area",
+    "p, p",
+    "td, th, tr",
+    "a b c",
+    "div * span",
+    "* *",
+    "section > p > span",
+    // structural pseudo-classes
+    "li:first-child",
+    "li:last-child",
+    "span:only-child",
+    "*:only-child",
+    ":first-child",
+    ":last-child",
+    "p:first-of-type",
+    "span:last-of-type",
+    "b:only-of-type",
+    "em:first-of-type",
+    "span:only-of-type",
+    "p:empty",
+    "div:empty",
+    "*:empty",
+    ":empty",
+    ":root",
+    "html:root",
+    "body:root",
+    "li:nth-child(2)",
+    "li:nth-child(odd)",
+    "li:nth-child(even)",
+    "li:nth-child(2n+1)",
+    "li:nth-child(2n-1)",
+    "li:nth-child(3n)",
+    "li:nth-child(3n+2)",
+    "li:nth-child(3n-1)",
+    "li:nth-child(-n+3)",
+    "li:nth-child(n+4)",
+    "li:nth-child(-2n+5)",
+    "li:nth-child(0n+1)",
+    "li:nth-child(n)",
+    "li:nth-child(-n)",
+    "li:nth-child(+3)",
+    "li:nth-child(-3)",
+    "li:nth-child(0)",
+    "li:nth-child(10)",
+    "li:nth-child(n-2)",
+    "li:nth-child( 2n + 1 )",
+    "li:nth-child(2n +1)",
+    "li:nth-child(-3n+7)",
+    "li:nth-last-child(1)",
+    "li:nth-last-child(2n)",
+    "li:nth-last-child(-n+2)",
+    "li:nth-last-child(odd)",
+    "span:nth-of-type(2)",
+    "span:nth-of-type(odd)",
+    "em:nth-last-of-type(1)",
+    "span:nth-last-of-type(n+2)",
+    "span:nth-last-of-type(-n+1)",
+    "tr:nth-child(2n) td",
+    "td:nth-child(2)",
+    "td:nth-last-child(2)",
+    "li:nth-of-type(4n+3)",
+    // negation and the rest
+    "li:not(.item)",
+    "li:not(.first)",
+    "li:not(#three)",
+    "p:not([class])",
+    "div :not(span)",
+    "li:not(:first-child)",
+    "a:not([href^=http])",
+    "li:not(li)",
+    "a:not(*)",
+    "li:not(li.first)",
+    "li:not(li:first-of-type)",
+    "a:contains(\"pdf\")",
+    "p:contains(Caf\xC3\xA9)",
+    "li:contains(t)",
+    ":contains(\"Bonjour hello\")",
+    "p:contains('')",
+    "*:lang(fr)",
+    "p:lang(fr)",
+    "span:lang(en)",
+    ":lang(en-US)",
+    ":lang(EN)",
+    ":lang(en-us)",
+    "a:link",
+    ":link",
+    "input:checked",
+    ":checked",
+    "option:checked",
+    ":disabled",
+    "input:disabled",
+    "option:disabled",
+    "fieldset:disabled",
+    "button:enabled",
+    "option:enabled",
+    "a:hover",
+    "a:visited",
+    ":focus",
+    ":target",
+    ":active",
+    ":scope > body",
+    ":is(h1, h2)",
+    ":where(h1, h2)",
+    "li:is(.first, .last)",
+    "div:has(> span)",
+    "div:has(em)",
+    "li:has(+ li)",
+    "li:has(~ li)",
+    "ul:has(li)",
+    // refused by both
+    "a[",
+    "*:first-of-type",
+    ":nth-of-type(2)",
+    "a::before",
+    "ns|a",
+    "a:foo",
+    ":nth-child(x)",
+    "a,",
+    ",a",
+    "a >",
+    "> a",
+    "#",
+    ".",
+    "[",
+    "a]",
+    "a)",
+    ":not(a b)",
+    "\"str\"",
+    "a!",
+    "@media",
+    "a[x=1]",
+    "div/**/p",
+    "p:first",
+    "a:first-line",
+    ":nth-child(2n+1 of .item)",
+};
+
+// Selectors only squall reads (or reads otherwise), each with one cssselect reads that must
+// select the same nodes.
+struct Equivalent {
+  std::string_view squall;
+  std::string_view cssselect;
+};
+constexpr Equivalent kEquivalentSelectors[] = {
+    {"li:nth-child(ODD)", "li:nth-child(odd)"},
+    {"li:nth-last-child(EVEN)", "li:nth-last-child(even)"},
+    {":not(:not(a))", "a"},
+    {"li.item:not( .first )", "li.item:not(.first)"},
+    {"li:not(.first, .last)", "li:not(.first):not(.last)"},
+    {"li:not(:first-of-type)", "li:not(li:first-of-type)"},
+    {"span:not(:nth-of-type(2n))", "span:not(span:nth-of-type(2n))"},
+    {"p.intro:is(.lead, .x)", "p.intro.lead, p.intro.x"},
+    {"div.nested:where(:first-child)", "div.nested:first-child"},
+    {"div:has(> span, > em)", "div:has(> span), div:has(> em)"},
+    {"a[href$=pdf i]", "a[href$=PDF], a[href$=pdf]"},
+    {"[lang=en i]", "[lang=en], [lang=EN]"},
+};
+
+// Pseudo-elements, compared with parsel's answers.
+constexpr std::string_view kPseudoSelectors[] = {
+    "::text",
+    "title::text",
+    "li::text",
+    "li ::text",
+    "ul ::text",
+    "ul > ::text",
+    "p::text",
+    "a::attr(href)",
+    "a ::attr(href)",
+    "::attr(href)",
+    "*::attr(class)",
+    "li:first-child::text",
+    "div.siblings > span::text",
+    "a::attr(title)",
+    "input::attr(value)",
+    "[href]::attr(href)",
+    "a::text, area::attr(href)",
+    "td + td::text",
+    "h1 ::text",
+    "section p::text",
+};
+
+// A page of random elements, attributes and text from small pools, so that names, classes and
+// siblings collide often.
+std::string random_document(uint32_t seed) {
+  std::mt19937 rng(seed);
+  const auto pick = [&](const auto& pool) { return pool[rng() % std::size(pool)]; };
+  static constexpr std::string_view kTags[] = {"div", "p",  "span", "a",       "ul",
+                                               "li",  "em", "b",    "section", "h2"};
+  static constexpr std::string_view kAttributes[] = {" class=a",
+                                                     " class=b",
+                                                     " class='a b'",
+                                                     " class='b c'",
+                                                     " class=' a\tc '",
+                                                     " class=A",
+                                                     " class=a-b",
+                                                     " id=x",
+                                                     " id=y",
+                                                     " id=x1",
+                                                     " lang=en",
+                                                     " lang=en-US",
+                                                     " lang=fr",
+                                                     " lang=EN-gb",
+                                                     " title=\"it's\"",
+                                                     " title='a b'",
+                                                     " title=''",
+                                                     " href='http://e.com/'",
+                                                     " href=/rel",
+                                                     " href='#top'",
+                                                     " href=doc.PDF",
+                                                     " data-v=''",
+                                                     " data-v=foo",
+                                                     " data-v=foo-bar",
+                                                     " data-v='bar foo'",
+                                                     " data-v=Foo"};
+  static constexpr std::string_view kText[] = {"one", "two", "three", "Caf\xC3\xA9", "", " "};
+  std::string out = "<!DOCTYPE html><html><head><meta charset=utf-8></head><body>";
+  std::vector<std::string_view> open;
+  // Appends, not "</" + ...: GCC 12 at -O3 misreports the concatenation under -Wrestrict.
+  const auto close = [&] {
+    out += "</";
+    out += open.back();
+    out += '>';
+    open.pop_back();
+  };
+  for (int i = 0; i < 400; ++i) {
+    const uint32_t r = rng() % 10;
+    if (r < 4 && open.size() < 6) {
+      const std::string_view tag = pick(kTags);
+      out += '<';
+      out += tag;
+      for (uint32_t n = rng() % 3; n > 0; --n) out += pick(kAttributes);
+      out += ">";
+      open.push_back(tag);
+    } else if (r < 7 && !open.empty()) {
+      close();
+    } else if (r < 9) {
+      out += pick(kText);
+    } else {
+      out += "<!-- c -->";
+    }
+  }
+  while (!open.empty()) close();
+  return out + "</body></html>";
+}
+
+// Random selectors over the same pools: compounds of 0-2 qualifiers joined by combinators.
+std::vector<std::string> random_selectors(uint32_t seed, size_t count) {
+  std::mt19937 rng(seed);
+  const auto pick = [&](const auto& pool) { return std::string(pool[rng() % std::size(pool)]); };
+  static constexpr std::string_view kTypes[] = {"",   "*",  "div", "p", "span",    "a",
+                                                "li", "ul", "em",  "b", "section", "h2"};
+  static constexpr std::string_view kQualifiers[] = {"#x",
+                                                     "#y",
+                                                     ".a",
+                                                     ".b",
+                                                     ".c",
+                                                     ".a-b",
+                                                     "[class]",
+                                                     "[id]",
+                                                     "[lang|=en]",
+                                                     "[title~=a]",
+                                                     "[href^=http]",
+                                                     "[href$=PDF]",
+                                                     "[href*=rel]",
+                                                     "[data-v=foo]",
+                                                     "[data-v!=foo]",
+                                                     "[data-v~=foo]",
+                                                     "[title]",
+                                                     "[data-v|=foo]",
+                                                     ":first-child",
+                                                     ":last-child",
+                                                     ":only-child",
+                                                     ":empty",
+                                                     ":root",
+                                                     ":nth-child(2n+1)",
+                                                     ":nth-child(3)",
+                                                     ":nth-last-child(-n+2)",
+                                                     ":not(.a)",
+                                                     ":not([href])",
+                                                     ":contains(one)",
+                                                     ":lang(en)",
+                                                     ":link",
+                                                     ":nth-child(even)",
+                                                     ":not(:first-child)"};
+  static constexpr std::string_view kTypedQualifiers[] = {":first-of-type", ":last-of-type",
+                                                          ":only-of-type", ":nth-of-type(2)",
+                                                          ":nth-last-of-type(odd)"};
+  static constexpr std::string_view kCombinators[] = {" ", " > ", " + ", " ~ "};
+  const auto compound = [&] {
+    std::string type = pick(kTypes);
+    std::string out = type;
+    for (uint32_t n = rng() % 3; n > 0; --n) {
+      out += type.size() > 1 && rng() % 4 == 0 ? pick(kTypedQualifiers) : pick(kQualifiers);
+    }
+    return out.empty() ? std::string("*") : out;
+  };
+  std::vector<std::string> out;
+  while (out.size() < count) {
+    std::string s = compound();
+    for (uint32_t n = rng() % 3; n > 0; --n) s += pick(kCombinators) + compound();
+    if (rng() % 10 == 0) s += ", " + compound();
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string read_all(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The real pages: Sphinx's output for Python's and Tornado's documentation (python3.11-doc and
+// python-tornado-doc, which scripts/bootstrap installs).
+const char* const kRealPages[] = {
+    "/usr/share/doc/python3.11/html/library/index.html",
+    "/usr/share/doc/python3.11/html/reference/expressions.html",
+    "/usr/share/doc/python3.11/html/genindex-A.html",
+    "/usr/share/doc/python-tornado-doc/html/asyncio.html",
+};
+
+// What squall answers, in the peer's form.
+nlohmann::json squall_answer(const HtmlDocument& doc, std::string_view selector, bool pseudo) {
+  const SelectorList found = doc.css(selector);
+  if (!found.ok()) return {{"error", found.error()}};
+  if (pseudo) return {{"values", found.getall()}};
+  nlohmann::json paths = nlohmann::json::array();
+  for (const Selector& s : found) paths.push_back(s.path());
+  return {{"paths", paths}};
+}
+
+TEST(CssDifferential, SelectsWhatLxmlSelectsThroughCssselectAndParsel) {
+  test::TempDir dir;
+  std::vector<std::string> pages = {std::string(kKitchenSink)};
+  for (uint32_t seed : {1u, 2u, 3u, 4u}) pages.push_back(random_document(seed));
+  for (const char* path : kRealPages) {
+    ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: run scripts/bootstrap";
+    pages.push_back(read_all(path));
+  }
+  std::vector<std::string> selectors(std::begin(kSharedSelectors), std::end(kSharedSelectors));
+  const size_t shared = selectors.size() + 300;
+  for (std::string& s : random_selectors(7, 300)) selectors.push_back(std::move(s));
+  for (const Equivalent& e : kEquivalentSelectors) selectors.emplace_back(e.cssselect);
+  const std::vector<std::string> pseudo(std::begin(kPseudoSelectors), std::end(kPseudoSelectors));
+
+  nlohmann::json documents = nlohmann::json::array();
+  for (size_t i = 0; i < pages.size(); ++i) {
+    documents.push_back(dir.write("page" + std::to_string(i) + ".html", pages[i]).string());
+  }
+  const nlohmann::json request = {
+      {"documents", documents}, {"selectors", selectors}, {"pseudo_selectors", pseudo}};
+  const auto request_file = dir.write("request.json", request.dump());
+  const auto answer_file = dir.path() / "answer.json";
+  test::Process peer =
+      test::Process::start({"/usr/bin/python3", "-B", SQUALL_SOURCE_DIR "/tests/crawl/css_peer.py",
+                            request_file.string(), answer_file.string()});
+  ASSERT_EQ(peer.wait(std::chrono::seconds(240)), 0) << peer.output();
+  const nlohmann::json answer = nlohmann::json::parse(read_all(answer_file));
+  ASSERT_EQ(answer.size(), pages.size());
+
+  size_t compared = 0, refused = 0, nodes = 0;
+  for (size_t d = 0; d < pages.size(); ++d) {
+    const HtmlDocument doc = HtmlDocument::parse(pages[d]);
+    const nlohmann::json& theirs = answer[d];
+    ASSERT_EQ(theirs.size(), selectors.size() + pseudo.size());
+    for (size_t i = 0; i < selectors.size() + pseudo.size(); ++i) {
+      const bool is_pseudo = i >= selectors.size();
+      const std::string& selector = is_pseudo ? pseudo[i - selectors.size()] : selectors[i];
+      if (!is_pseudo && i >= shared) continue;  // the cssselect side of an equivalence
+      const nlohmann::json ours = squall_answer(doc, selector, is_pseudo);
+      ++compared;
+      if (theirs[i].contains("error")) {
+        ++refused;
+        EXPECT_TRUE(ours.contains("error")) << "page " << d << ": squall reads '" << selector
+                                            << "', cssselect says " << theirs[i]["error"];
+        continue;
+      }
+      nodes += theirs[i].begin()->size();
+      EXPECT_EQ(ours, theirs[i]) << "page " << d << ": " << selector;
+    }
+    for (size_t e = 0; e < std::size(kEquivalentSelectors); ++e) {
+      const nlohmann::json& expected = theirs[shared + e];
+      ASSERT_FALSE(expected.contains("error")) << kEquivalentSelectors[e].cssselect;
+      EXPECT_EQ(squall_answer(doc, kEquivalentSelectors[e].squall, false), expected)
+          << "page " << d << ": " << kEquivalentSelectors[e].squall << " as "
+          << kEquivalentSelectors[e].cssselect;
+      ++compared;
+    }
+  }
+  std::cout << "compared " << compared << " selections (" << selectors.size() + pseudo.size()
+            << " selectors on " << pages.size() << " pages, " << refused << " refused by both, "
+            << nodes << " nodes selected)\n";
 }
 
 }  // namespace
