@@ -2,6 +2,7 @@
 #include "css_tokenizer.h"
 
 #include <cstdio>
+#include <utility>
 
 #include "squall/url/ascii.h"
 #include "squall/url/charset.h"
@@ -49,6 +50,12 @@ uint32_t decode(std::string_view s, size_t at, size_t length) noexcept {
              (b(at + 3) & 0x3F);
   }
 }
+
+// The tokens of one character that are not delimiters.
+constexpr std::pair<char, CssTokenType> kPunctuation[] = {
+    {'(', CssTokenType::LeftParen},   {')', CssTokenType::RightParen},
+    {'[', CssTokenType::LeftBracket}, {']', CssTokenType::RightBracket},
+    {',', CssTokenType::Comma},       {':', CssTokenType::Colon}};
 
 // XML 1.0's Char production, which every character of an XPath expression must match.
 constexpr bool is_xml_char(uint32_t cp) noexcept {
@@ -126,18 +133,6 @@ class Tokenizer {
           return name(token);
         }
         return delim(token);
-      case '(':
-        return punctuation(token, CssTokenType::LeftParen);
-      case ')':
-        return punctuation(token, CssTokenType::RightParen);
-      case '[':
-        return punctuation(token, CssTokenType::LeftBracket);
-      case ']':
-        return punctuation(token, CssTokenType::RightBracket);
-      case ',':
-        return punctuation(token, CssTokenType::Comma);
-      case ':':
-        return punctuation(token, CssTokenType::Colon);
       case '@':
         if (starts_ident(pos_ + 1)) {
           ++pos_;
@@ -147,6 +142,13 @@ class Tokenizer {
         return delim(token);
       default:
         break;
+    }
+    for (const auto& [character, type] : kPunctuation) {
+      if (c == character) {
+        token.type = type;
+        ++pos_;
+        return true;
+      }
     }
     if (starts_number(pos_)) return numeric(token);
     if (starts_ident(pos_)) {
@@ -159,12 +161,6 @@ class Tokenizer {
       return true;
     }
     return delim(token);
-  }
-
-  bool punctuation(CssToken& token, CssTokenType type) {
-    token.type = type;
-    ++pos_;
-    return true;
   }
 
   bool delim(CssToken& token) {

@@ -826,32 +826,18 @@ std::string random_document(uint32_t seed) {
   const auto pick = [&](const auto& pool) { return pool[rng() % std::size(pool)]; };
   static constexpr std::string_view kTags[] = {"div", "p",  "span", "a",       "ul",
                                                "li",  "em", "b",    "section", "h2"};
-  static constexpr std::string_view kAttributes[] = {" class=a",
-                                                     " class=b",
-                                                     " class='a b'",
-                                                     " class='b c'",
-                                                     " class=' a\tc '",
-                                                     " class=A",
-                                                     " class=a-b",
-                                                     " id=x",
-                                                     " id=y",
-                                                     " id=x1",
-                                                     " lang=en",
-                                                     " lang=en-US",
-                                                     " lang=fr",
-                                                     " lang=EN-gb",
-                                                     " title=\"it's\"",
-                                                     " title='a b'",
-                                                     " title=''",
-                                                     " href='http://e.com/'",
-                                                     " href=/rel",
-                                                     " href='#top'",
-                                                     " href=doc.PDF",
-                                                     " data-v=''",
-                                                     " data-v=foo",
-                                                     " data-v=foo-bar",
-                                                     " data-v='bar foo'",
-                                                     " data-v=Foo"};
+  // Each attribute with the values it may take.
+  struct Attribute {
+    std::string_view name;
+    std::vector<std::string_view> values;
+  };
+  static const Attribute kAttributes[] = {
+      {"class", {"a", "b", "'a b'", "'b c'", "' a\tc '", "A", "a-b"}},
+      {"id", {"x", "y", "x1"}},
+      {"lang", {"en", "en-US", "fr", "EN-gb"}},
+      {"title", {"\"it's\"", "'a b'", "''"}},
+      {"href", {"'http://e.com/'", "/rel", "'#top'", "doc.PDF"}},
+      {"data-v", {"''", "foo", "foo-bar", "'bar foo'", "Foo"}}};
   static constexpr std::string_view kText[] = {"one", "two", "three", "Caf\xC3\xA9", "", " "};
   std::string out = "<!DOCTYPE html><html><head><meta charset=utf-8></head><body>";
   std::vector<std::string_view> open;
@@ -868,7 +854,13 @@ std::string random_document(uint32_t seed) {
       const std::string_view tag = pick(kTags);
       out += '<';
       out += tag;
-      for (uint32_t n = rng() % 3; n > 0; --n) out += pick(kAttributes);
+      for (uint32_t n = rng() % 3; n > 0; --n) {
+        const Attribute& attribute = pick(kAttributes);
+        out += ' ';
+        out += attribute.name;
+        out += '=';
+        out += pick(attribute.values);
+      }
       out += ">";
       open.push_back(tag);
     } else if (r < 7 && !open.empty()) {
