@@ -53,6 +53,14 @@ std::optional<std::string> first_base_href(xmlNodePtr root) {
   return std::nullopt;
 }
 
+// A value as an error message quotes it: its first 40 bytes, cut at a character boundary.
+std::string quoted(std::string_view value) {
+  if (value.size() <= 40) return std::string(value);
+  size_t cut = 40;
+  while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(value.substr(0, cut)) + "...";
+}
+
 }  // namespace
 
 namespace detail {
@@ -206,7 +214,7 @@ SelectorList SelectorList::select(const Selector* contexts, size_t count, std::s
   for (size_t i = 0; i < count; ++i) {
     const Selector& context = contexts[i];
     if (context.node_ == nullptr) {
-      return failure("cannot select from a value (\"" + context.value_ +
+      return failure("cannot select from a value (\"" + quoted(context.value_) +
                      "\"): it has no nodes; select from an element or the document");
     }
     if (context.tree_.get() != tree) {

@@ -132,6 +132,11 @@ TEST(Selector, AnswersScalarExpressionsWithValues) {
   EXPECT_FALSE(from_value.ok());
   EXPECT_NE(from_value.error().find("cannot select from a value (\"Shop\")"), std::string::npos)
       << from_value.error();
+  // A long value is cut, at a character boundary.
+  const std::string long_value =
+      doc.root().xpath("concat('" + std::string(39, 'a') + "\xC3\xA9', 'tail')").css("a").error();
+  EXPECT_NE(long_value.find("(\"" + std::string(39, 'a') + "...\")"), std::string::npos)
+      << long_value;
 }
 
 TEST(Selector, KeepsNamespaceNodesAsValues) {
