@@ -947,7 +947,7 @@ std::string read_all(const std::filesystem::path& path) {
 // python-tornado-doc, which scripts/bootstrap installs).
 const char* const kRealPages[] = {
     "/usr/share/doc/python3.11/html/library/index.html",
-    "/usr/share/doc/python3.11/html/reference/expressions.html",
+    "/usr/share/doc/python3.11/html/tutorial/errors.html",
     "/usr/share/doc/python3.11/html/genindex-A.html",
     "/usr/share/doc/python-tornado-doc/html/asyncio.html",
 };
