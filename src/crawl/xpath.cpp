@@ -1,8 +1,7 @@
 // HtmlDocument and XPath evaluation over libxml2's HTML parser.
 #include "squall/crawl/xpath.h"
 
-#include <libxml/HTMLparser.h>
-#include <libxml/xpath.h>
+#include <libxml/HTMLtree.h>
 #include <libxml/xpathInternals.h>
 
 #include <algorithm>
@@ -11,17 +10,25 @@
 #include <limits>
 #include <utility>
 
+#include "html_tree.h"
+
 namespace squall {
 
+namespace detail {
+
 namespace {
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
 
 // Collects libxml2's structured errors for one evaluation; the first message names the problem.
 void collect_error(void* user_data, xmlErrorPtr error) {
   auto* message = static_cast<std::string*>(user_data);
   if (error == nullptr || error->message == nullptr || !message->empty()) return;
-  std::string text = error->message;
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  *message = text.empty() ? "unknown error" : text;
+  *message = trimmed(error->message);
+  if (message->empty()) *message = "unknown error";
 }
 
 // libxml2 reports some evaluation errors ("function not found") through its generic, printf-like
@@ -34,34 +41,68 @@ void collect_generic_error(void* user_data, const char* format, ...) {
   va_start(args, format);
   std::vsnprintf(buf, sizeof buf, format, args);
   va_end(args);
-  std::string text = buf;
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  *message = text;
+  *message = trimmed(buf);
 }
 
-// Routes this thread's generic libxml2 errors to collect_generic_error while alive.
-class GenericErrorScope {
- public:
-  explicit GenericErrorScope(std::string* message)
-      : previous_(xmlGenericError), previous_context_(xmlGenericErrorContext) {
-    xmlSetGenericErrorFunc(message, collect_generic_error);
-  }
-  ~GenericErrorScope() { xmlSetGenericErrorFunc(previous_context_, previous_); }
-  GenericErrorScope(const GenericErrorScope&) = delete;
-  GenericErrorScope& operator=(const GenericErrorScope&) = delete;
+}  // namespace
 
- private:
-  xmlGenericErrorFunc previous_;
-  void* previous_context_;
-};
+HtmlTree::~HtmlTree() {
+  if (doc) xmlFreeDoc(doc);
+}
 
-std::string take_string(xmlChar* s) {
+std::string take_xml_string(xmlChar* s) {
   std::string out = s ? reinterpret_cast<const char*>(s) : "";
   xmlFree(s);
   return out;
 }
 
-}  // namespace
+XPathEvaluation::XPathEvaluation(xmlDocPtr doc)
+    : context_(xmlXPathNewContext(doc)),
+      previous_handler_(xmlGenericError),
+      previous_handler_context_(xmlGenericErrorContext) {
+  xmlSetGenericErrorFunc(&message_, collect_generic_error);
+  if (context_) {
+    context_->error = collect_error;
+    context_->userData = &message_;
+  }
+}
+
+XPathEvaluation::~XPathEvaluation() {
+  if (compiled_) xmlXPathFreeCompExpr(compiled_);
+  if (context_) xmlXPathFreeContext(context_);
+  xmlSetGenericErrorFunc(previous_handler_context_, previous_handler_);
+}
+
+bool XPathEvaluation::compile(std::string_view expression) {
+  expression_ = expression;
+  if (context_ == nullptr) {
+    error_ = "out of memory creating an XPath context";
+    return false;
+  }
+  if (expression_.find('\0') != std::string::npos) {
+    error_ = "invalid XPath expression: it contains a NUL byte";
+    return false;
+  }
+  compiled_ = xmlXPathCtxtCompile(context_, BAD_CAST expression_.c_str());
+  if (compiled_ == nullptr) {
+    error_ = "invalid XPath expression '" + expression_ +
+             "': " + (message_.empty() ? "syntax error" : message_);
+    return false;
+  }
+  return true;
+}
+
+xmlXPathObjectPtr XPathEvaluation::evaluate(xmlNodePtr node) {
+  context_->node = node;
+  xmlXPathObjectPtr object = xmlXPathCompiledEval(compiled_, context_);
+  if (object == nullptr) {
+    error_ = "XPath expression '" + expression_ +
+             "' failed: " + (message_.empty() ? "evaluation error" : message_);
+  }
+  return object;
+}
+
+}  // namespace detail
 
 XPathResult XPathResult::values(std::vector<std::string> values) {
   XPathResult result;
@@ -75,14 +116,7 @@ XPathResult XPathResult::failure(std::string error) {
   return result;
 }
 
-struct HtmlDocument::Impl {
-  htmlDocPtr doc = nullptr;
-  ~Impl() {
-    if (doc) xmlFreeDoc(doc);
-  }
-};
-
-HtmlDocument::HtmlDocument(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HtmlDocument::HtmlDocument(std::shared_ptr<const detail::HtmlTree> tree) : tree_(std::move(tree)) {}
 HtmlDocument::HtmlDocument(HtmlDocument&&) noexcept = default;
 HtmlDocument& HtmlDocument::operator=(HtmlDocument&&) noexcept = default;
 HtmlDocument::~HtmlDocument() = default;
@@ -90,66 +124,51 @@ HtmlDocument::~HtmlDocument() = default;
 HtmlDocument HtmlDocument::parse(std::string_view html, const std::string& encoding,
                                  const std::string& url) {
   xmlInitParser();
-  auto impl = std::make_unique<Impl>();
+  auto tree = std::make_shared<detail::HtmlTree>();
   // libxml2 takes an int length; a page beyond 2 GiB is cut there.
   const int size = static_cast<int>(
       std::min<size_t>(html.size(), static_cast<size_t>(std::numeric_limits<int>::max())));
-  impl->doc = htmlReadMemory(
+  tree->doc = htmlReadMemory(
       html.data(), size, url.empty() ? nullptr : url.c_str(),
       encoding.empty() ? nullptr : encoding.c_str(),
       HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET);
-  return HtmlDocument(std::move(impl));
+  // An empty page gives no tree; an empty document lets expressions compile, report their
+  // errors and select nothing.
+  if (tree->doc == nullptr) {
+    tree->doc = htmlNewDocNoDtD(nullptr, nullptr);
+    if (tree->doc == nullptr) throw std::bad_alloc();
+    if (!url.empty()) tree->doc->URL = xmlStrdup(BAD_CAST url.c_str());
+  }
+  return HtmlDocument(std::move(tree));
 }
 
 XPathResult HtmlDocument::xpath(std::string_view expression) const {
-  const std::string expr(expression);
-  if (expr.find('\0') != std::string::npos) {
-    return XPathResult::failure("invalid XPath expression: it contains a NUL byte");
-  }
-  // An empty page gives no tree; evaluate against an empty document so that expressions still
-  // compile and report their errors.
-  xmlDocPtr doc = impl_->doc;
-  xmlDocPtr empty = nullptr;
-  if (doc == nullptr) doc = empty = xmlNewDoc(BAD_CAST "1.0");
-  std::string error;
-  xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
-  if (ctx == nullptr) {
-    if (empty) xmlFreeDoc(empty);
-    return XPathResult::failure("out of memory creating an XPath context");
-  }
-  ctx->error = collect_error;
-  ctx->userData = &error;
-  const GenericErrorScope generic_errors(&error);
-  XPathResult result = XPathResult::values({});
-  xmlXPathCompExprPtr compiled = xmlXPathCtxtCompile(ctx, BAD_CAST expr.c_str());
-  if (compiled == nullptr) {
-    result = XPathResult::failure("invalid XPath expression '" + expr +
-                                  "': " + (error.empty() ? "syntax error" : error));
-  } else {
-    xmlXPathObjectPtr object = xmlXPathCompiledEval(compiled, ctx);
-    if (object == nullptr) {
-      result = XPathResult::failure("XPath expression '" + expr +
-                                    "' failed: " + (error.empty() ? "evaluation error" : error));
-    } else {
-      std::vector<std::string> values;
-      if (object->type == XPATH_NODESET) {
-        const xmlNodeSetPtr nodes = object->nodesetval;
-        const int count = nodes ? nodes->nodeNr : 0;
-        values.reserve(static_cast<size_t>(count));
-        for (int i = 0; i < count; ++i) {
-          values.push_back(take_string(xmlXPathCastNodeToString(nodes->nodeTab[i])));
-        }
-      } else {
-        values.push_back(take_string(xmlXPathCastToString(object)));
-      }
-      result = XPathResult::values(std::move(values));
-      xmlXPathFreeObject(object);
+  detail::XPathEvaluation evaluation(tree_->doc);
+  if (!evaluation.compile(expression)) return XPathResult::failure(evaluation.error());
+  xmlXPathObjectPtr object = evaluation.evaluate(reinterpret_cast<xmlNodePtr>(tree_->doc));
+  if (object == nullptr) return XPathResult::failure(evaluation.error());
+  std::vector<std::string> values;
+  if (object->type == XPATH_NODESET) {
+    const xmlNodeSetPtr nodes = object->nodesetval;
+    const int count = nodes ? nodes->nodeNr : 0;
+    values.reserve(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      values.push_back(detail::take_xml_string(xmlXPathCastNodeToString(nodes->nodeTab[i])));
     }
-    xmlXPathFreeCompExpr(compiled);
+  } else {
+    values.push_back(detail::take_xml_string(xmlXPathCastToString(object)));
   }
-  xmlXPathFreeContext(ctx);
-  if (empty) xmlFreeDoc(empty);
-  return result;
+  xmlXPathFreeObject(object);
+  return XPathResult::values(std::move(values));
+}
+
+Selector HtmlDocument::root() const {
+  xmlNodePtr element = xmlDocGetRootElement(tree_->doc);
+  return Selector(tree_, element ? element : reinterpret_cast<xmlNodePtr>(tree_->doc));
+}
+
+SelectorList HtmlDocument::css(std::string_view selector) const {
+  return root().css(selector);
 }
 
 }  // namespace squall

@@ -91,6 +91,12 @@ TEST(HtmlDocument, EvaluatesAgainstAnEmptyPage) {
   EXPECT_FALSE(doc.xpath("//a[").ok());
 }
 
+TEST(HtmlDocument, EvaluatesRelativeExpressionsFromTheDocumentNode) {
+  EXPECT_EQ(page().xpath("html/head/title").values(), (Values{"The  title"}));
+  EXPECT_EQ(page().xpath("count(*)").values(), (Values{"1"}));
+  EXPECT_EQ(page().xpath("name(*)").values(), (Values{"html"}));
+}
+
 TEST(HtmlDocument, DecodesThePageInTheGivenEncoding) {
   const test::ExactBytes bytes("<p>caf\xE9</p>");
   const HtmlDocument doc = HtmlDocument::parse(bytes.view(), "windows-1252");

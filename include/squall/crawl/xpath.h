@@ -8,16 +8,22 @@
 // - a string, number or boolean gives one string (numbers as XPath's string() writes them,
 //   booleans as "true"/"false").
 // A malformed expression, or one that fails to evaluate (an unknown function, a wrong argument
-// type), gives an XPathResult whose error() says why; nothing throws or prints.
+// type), gives an XPathResult whose error() says why; nothing throws or prints. The context node
+// is the document node, so "//a" and "html/body" both work.
 //
-// A document belongs to one thread at a time. libxml2's global state is initialised on first
-// use (xmlInitParser is thread-safe).
+// For nodes rather than strings (chaining, attributes, outer HTML) and for CSS selectors, start
+// from root() or css(): squall/crawl/selector.h.
+//
+// A document and every Selector on its tree belong to one thread at a time. libxml2's global
+// state is initialised on first use (xmlInitParser is thread-safe).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "squall/crawl/selector.h"
 
 namespace squall {
 
@@ -54,10 +60,18 @@ class HtmlDocument {
   // std::bad_alloc.
   XPathResult xpath(std::string_view expression) const;
 
+  // The root element (<html>) as a Selector, to select nodes from with css() and xpath(), as
+  // parsel's Selector(text=...) is: "body" and ":scope > body" select the body, "//a" every
+  // link. The document node when there is no element (an empty page). It shares the tree: the
+  // tree lives while this document or any Selector on it does.
+  Selector root() const;
+  // root().css(selector): the elements (or, with ::text and ::attr(), the nodes) a CSS selector
+  // matches, in document order.
+  SelectorList css(std::string_view selector) const;
+
  private:
-  struct Impl;
-  explicit HtmlDocument(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit HtmlDocument(std::shared_ptr<const detail::HtmlTree> tree);
+  std::shared_ptr<const detail::HtmlTree> tree_;
 };
 
 }  // namespace squall

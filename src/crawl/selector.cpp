@@ -1,0 +1,284 @@
+// Selector and SelectorList: nodes of an HtmlDocument's tree, selected with CSS or XPath.
+#include "squall/crawl/selector.h"
+
+#include <libxml/HTMLtree.h>
+#include <libxml/tree.h>
+
+#include <new>
+
+#include "html_tree.h"
+#include "squall/crawl/css.h"
+#include "squall/url/ascii.h"
+
+namespace squall {
+
+namespace {
+
+xmlNodePtr as_node(void* node) {
+  return static_cast<xmlNodePtr>(node);
+}
+
+std::string_view text_of(const xmlChar* s) {
+  return s ? std::string_view(reinterpret_cast<const char*>(s)) : std::string_view();
+}
+
+// libxml2's HTML serializer into a string; `node` may be the document.
+std::string serialize(xmlDocPtr doc, xmlNodePtr node) {
+  xmlOutputBufferPtr out = xmlAllocOutputBuffer(nullptr);
+  if (out == nullptr) throw std::bad_alloc();
+  htmlNodeDumpFormatOutput(out, doc, node, "UTF-8", 0);
+  std::string html(reinterpret_cast<const char*>(xmlOutputBufferGetContent(out)),
+                   xmlOutputBufferGetSize(out));
+  xmlOutputBufferClose(out);
+  return html;
+}
+
+// The href of the first <base> that has one, in document order; the walk needs no recursion (a
+// page may nest deeper than the stack would like).
+std::optional<std::string> first_base_href(xmlNodePtr root) {
+  xmlNodePtr node = root;
+  while (node != nullptr) {
+    if (node->type == XML_ELEMENT_NODE && xmlStrEqual(node->name, BAD_CAST "base")) {
+      if (xmlChar* href = xmlGetProp(node, BAD_CAST "href")) return detail::take_xml_string(href);
+    }
+    if (node->children != nullptr && node->type != XML_ENTITY_REF_NODE &&
+        node->type != XML_DTD_NODE) {
+      node = node->children;
+      continue;
+    }
+    while (node != root && node->next == nullptr) node = node->parent;
+    if (node == root) break;
+    node = node->next;
+  }
+  return std::nullopt;
+}
+
+// A value as an error message quotes it: its first 40 bytes, cut at a character boundary.
+std::string quoted(std::string_view value) {
+  if (value.size() <= 40) return std::string(value);
+  size_t cut = 40;
+  while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(value.substr(0, cut)) + "...";
+}
+
+}  // namespace
+
+namespace detail {
+
+const std::optional<Url>& HtmlTree::base_url() const {
+  if (base_known_) return base_url_;
+  base_known_ = true;
+  const std::string_view encoding = text_of(doc->encoding);
+  if (doc->URL != nullptr) {
+    if (UrlResult page = Url::parse(text_of(doc->URL))) base_url_ = std::move(*page);
+  }
+  if (const std::optional<std::string> href = first_base_href(reinterpret_cast<xmlNodePtr>(doc))) {
+    UrlResult resolved =
+        Url::parse(strip_ascii_whitespace(*href), base_url_ ? &*base_url_ : nullptr, encoding);
+    if (resolved) base_url_ = std::move(*resolved);
+  }
+  return base_url_;
+}
+
+}  // namespace detail
+
+SelectorKind Selector::kind() const noexcept {
+  if (node_ == nullptr) return SelectorKind::Value;
+  switch (as_node(node_)->type) {
+    case XML_DOCUMENT_NODE:
+    case XML_HTML_DOCUMENT_NODE:
+      return SelectorKind::Document;
+    case XML_ELEMENT_NODE:
+      return SelectorKind::Element;
+    case XML_TEXT_NODE:
+    case XML_CDATA_SECTION_NODE:
+      return SelectorKind::Text;
+    case XML_ATTRIBUTE_NODE:
+      return SelectorKind::Attribute;
+    case XML_COMMENT_NODE:
+      return SelectorKind::Comment;
+    default:
+      return SelectorKind::Other;
+  }
+}
+
+SelectorList Selector::css(std::string_view selector) const {
+  return SelectorList::select(this, 1, selector, true);
+}
+
+SelectorList Selector::xpath(std::string_view expression) const {
+  return SelectorList::select(this, 1, expression, false);
+}
+
+std::string Selector::get() const {
+  switch (kind()) {
+    case SelectorKind::Text:
+    case SelectorKind::Attribute:
+    case SelectorKind::Value:
+      return text();
+    default:
+      return html();
+  }
+}
+
+std::string Selector::text() const {
+  if (node_ == nullptr) return value_;
+  return detail::take_xml_string(xmlXPathCastNodeToString(as_node(node_)));
+}
+
+std::string Selector::html() const {
+  const SelectorKind k = kind();
+  if (k == SelectorKind::Value || k == SelectorKind::Attribute) return text();
+  return serialize(tree_->doc, as_node(node_));
+}
+
+std::optional<std::string> Selector::attr(std::string_view name) const {
+  if (kind() != SelectorKind::Element) return std::nullopt;
+  for (xmlAttrPtr a = as_node(node_)->properties; a != nullptr; a = a->next) {
+    if (iequals(text_of(a->name), name)) {
+      return detail::take_xml_string(xmlNodeGetContent(reinterpret_cast<xmlNodePtr>(a)));
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::pair<std::string, std::string>> Selector::attributes() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (kind() != SelectorKind::Element) return out;
+  for (xmlAttrPtr a = as_node(node_)->properties; a != nullptr; a = a->next) {
+    out.emplace_back(std::string(text_of(a->name)),
+                     detail::take_xml_string(xmlNodeGetContent(reinterpret_cast<xmlNodePtr>(a))));
+  }
+  return out;
+}
+
+std::string Selector::name() const {
+  const SelectorKind k = kind();
+  if (k != SelectorKind::Element && k != SelectorKind::Attribute) return {};
+  return std::string(text_of(as_node(node_)->name));
+}
+
+std::string Selector::path() const {
+  if (node_ == nullptr) return {};
+  return detail::take_xml_string(xmlGetNodePath(as_node(node_)));
+}
+
+std::vector<Url> Selector::links() const {
+  std::vector<Url> out;
+  const SelectorKind k = kind();
+  if (k != SelectorKind::Element && k != SelectorKind::Document) return out;
+  const std::optional<Url>& base = tree_->base_url();
+  const std::string_view encoding = text_of(tree_->doc->encoding);
+  const SelectorList hrefs =
+      xpath("descendant-or-self::*[(name() = 'a' or name() = 'area') and @href]/@href");
+  for (const Selector& href : hrefs) {
+    UrlResult url =
+        Url::parse(strip_ascii_whitespace(href.text()), base ? &*base : nullptr, encoding);
+    if (url) out.push_back(std::move(*url));
+  }
+  return out;
+}
+
+SelectorList SelectorList::failure(std::string error) {
+  SelectorList list;
+  list.error_ = error.empty() ? "selection failed" : std::move(error);
+  return list;
+}
+
+SelectorList SelectorList::select(const Selector* contexts, size_t count, std::string_view query,
+                                  bool is_css) {
+  std::string_view expression = query;
+  CssTranslation translation = CssTranslation::translated({});
+  if (is_css) {
+    translation = css_to_xpath(query);
+    if (!translation.ok()) return failure(translation.error());
+    expression = translation.xpath();
+  }
+  // Compile against the first context's document, or an empty one, so that a bad expression is
+  // reported before (and whether or not) there is anything to evaluate.
+  const detail::HtmlTree* tree = nullptr;
+  for (size_t i = 0; i < count && tree == nullptr; ++i) tree = contexts[i].tree_.get();
+  detail::HtmlTree empty;
+  if (tree == nullptr) {
+    empty.doc = htmlNewDocNoDtD(nullptr, nullptr);
+    if (empty.doc == nullptr) throw std::bad_alloc();
+    tree = &empty;
+  }
+  detail::XPathEvaluation evaluation(tree->doc);
+  if (!evaluation.compile(expression)) {
+    if (!is_css) return failure(evaluation.error());
+    return failure("CSS selector '" + std::string(query) +
+                   "' gave XPath that libxml2 refused: " + evaluation.error());
+  }
+  SelectorList out;
+  for (size_t i = 0; i < count; ++i) {
+    const Selector& context = contexts[i];
+    if (context.node_ == nullptr) {
+      return failure("cannot select from a value (\"" + quoted(context.value_) +
+                     "\"): it has no nodes; select from an element or the document");
+    }
+    if (context.tree_.get() != tree) {
+      // A list may gather nodes of several documents; each one needs its own evaluation.
+      SelectorList part = select(&context, 1, expression, false);
+      if (!part.ok()) return part;
+      for (Selector& s : part.selectors_) out.selectors_.push_back(std::move(s));
+      continue;
+    }
+    xmlXPathObjectPtr object = evaluation.evaluate(as_node(context.node_));
+    if (object == nullptr) return failure(evaluation.error());
+    if (object->type == XPATH_NODESET) {
+      const xmlNodeSetPtr nodes = object->nodesetval;
+      const int n = nodes ? nodes->nodeNr : 0;
+      for (int j = 0; j < n; ++j) {
+        xmlNodePtr node = nodes->nodeTab[j];
+        // Namespace nodes are copies the result owns; keep their string value instead.
+        if (node->type == XML_NAMESPACE_DECL) {
+          out.selectors_.push_back(
+              Selector(detail::take_xml_string(xmlXPathCastNodeToString(node))));
+        } else {
+          out.selectors_.push_back(Selector(context.tree_, node));
+        }
+      }
+    } else {
+      out.selectors_.push_back(Selector(detail::take_xml_string(xmlXPathCastToString(object))));
+    }
+    xmlXPathFreeObject(object);
+  }
+  return out;
+}
+
+SelectorList SelectorList::css(std::string_view selector) const {
+  if (!ok()) return *this;
+  return select(selectors_.data(), selectors_.size(), selector, true);
+}
+
+SelectorList SelectorList::xpath(std::string_view expression) const {
+  if (!ok()) return *this;
+  return select(selectors_.data(), selectors_.size(), expression, false);
+}
+
+std::string SelectorList::get(std::string_view fallback) const {
+  return selectors_.empty() ? std::string(fallback) : selectors_.front().get();
+}
+
+std::vector<std::string> SelectorList::getall() const {
+  std::vector<std::string> out;
+  out.reserve(selectors_.size());
+  for (const Selector& s : selectors_) out.push_back(s.get());
+  return out;
+}
+
+std::optional<std::string> SelectorList::attr(std::string_view name) const {
+  if (selectors_.empty()) return std::nullopt;
+  return selectors_.front().attr(name);
+}
+
+std::vector<Url> SelectorList::links() const {
+  std::vector<Url> out;
+  for (const Selector& s : selectors_) {
+    for (Url& url : s.links()) out.push_back(std::move(url));
+  }
+  return out;
+}
+
+}  // namespace squall
