@@ -38,16 +38,15 @@ class FilmSpider : public Handler {
  public:
   explicit FilmSpider(std::string start) : Handler("films"), start_(std::move(start)) {
     callback("index_page", [this](Response& r) -> std::optional<json> {
-      XPathResult films = r.xpath("//a[@class='film']/@href");
-      for (const std::string& href : films.values()) crawl(href, {{"callback", "detail_page"}});
-      XPathResult next = r.xpath("//a[@class='next']/@href");
-      for (const std::string& href : next.values())
-        crawl(href, {{"callback", "index_page"}, {"age", 10 * 24 * 60 * 60}});
+      for (const std::string& href : r.css("a.film::attr(href)").getall())
+        crawl(href, {{"callback", "detail_page"}});
+      if (std::optional<std::string> next = r.css("a.next").attr("href"))
+        crawl(*next, {{"callback", "index_page"}, {"age", 10 * 24 * 60 * 60}});
       return std::nullopt;
     });
     callback("detail_page", [](Response& r) -> std::optional<json> {
       return json{{"url", r.url},
-                  {"title", r.xpath("string(//h1)").values().at(0)},
+                  {"title", r.css("h1::text").get()},
                   {"year", r.xpath("string(//span[@class='year'])").values().at(0)}};
     });
   }

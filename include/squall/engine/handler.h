@@ -8,7 +8,7 @@
 //         return std::nullopt;
 //       });
 //       callback("detail_page", [](Response& r) -> std::optional<nlohmann::json> {
-//         return nlohmann::json{{"url", r.url}, {"title", r.xpath("string(//title)").values()[0]}};
+//         return nlohmann::json{{"url", r.url}, {"title", r.css("title::text").get()}};
 //       });
 //     }
 //     void on_start() override { crawl("http://127.0.0.1:8000/", {{"callback", "index_page"}}); }
@@ -44,6 +44,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "squall/crawl/selector.h"
 #include "squall/crawl/xpath.h"
 #include "squall/engine/crawl_task.h"
 #include "squall/engine/fetcher.h"
@@ -75,9 +76,12 @@ class Response {
 
   // The body as JSON; throws squall::Error (InvalidArgument) when it is not.
   nlohmann::json json() const;
-  // The page parsed as HTML (libxml2, lazily, once), for xpath().
+  // The page parsed as HTML (libxml2, lazily, once), for css() and xpath().
   const HtmlDocument& doc() const;
   XPathResult xpath(std::string_view expression) const { return doc().xpath(expression); }
+  // The nodes a CSS selector matches (parsel's response.css(): "a.film::attr(href)",
+  // "h1::text"); a selector that does not parse gives a list whose error() says why.
+  SelectorList css(std::string_view selector) const { return doc().css(selector); }
   // Every http(s) link of the page (a, area, link, frames), resolved against its base URL,
   // without fragments, each once, in document order.
   const std::vector<std::string>& links() const;
