@@ -169,9 +169,23 @@ CrawlTask CrawlTask::from_json(const json& j, std::string_view project) {
 }
 
 std::string default_taskid(std::string_view url) {
+  // One digest context per thread, reused: EVP_Digest would fetch MD5 and allocate a context on
+  // every call, which costs more than hashing a URL.
+  struct Md5 {
+    EVP_MD* md = EVP_MD_fetch(nullptr, "MD5", nullptr);
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    ~Md5() {
+      EVP_MD_CTX_free(ctx);
+      EVP_MD_free(md);
+    }
+  };
+  thread_local Md5 md5;
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
-  EVP_Digest(url.data(), url.size(), digest.data(), &length, EVP_md5(), nullptr);
+  if (!md5.md || !md5.ctx || !EVP_DigestInit_ex(md5.ctx, md5.md, nullptr) ||
+      !EVP_DigestUpdate(md5.ctx, url.data(), url.size()) ||
+      !EVP_DigestFinal_ex(md5.ctx, digest.data(), &length))
+    throw Error(ErrorKind::System, "MD5 is not available from OpenSSL");
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex(length * 2, '0');
   for (unsigned int i = 0; i < length; ++i) {

@@ -2,6 +2,9 @@
 #include "squall/engine/sqlite_store.h"
 
 #include <limits>
+#include <unordered_map>
+
+#include "squall/core/error.h"
 
 #include "squall/crawl/sqlite_file.h"
 
@@ -11,20 +14,34 @@ using nlohmann::json;
 
 namespace {
 
-// rank is -priority, so that one ascending index serves "priority first, then seq".
+// The layout's version, in PRAGMA user_version; a file with another is refused.
+constexpr int kSchemaVersion = 2;
+
+// A task row is its schedule in columns and its dicts as JSON text, NULL when empty (most tasks
+// have no fetch options and no track until their first outcome), keyed by a small integer per
+// project (project_ids) so that the table and its two indexes repeat no project names. rank is
+// -priority, so that one ascending index serves "priority first, then seq". Rows are kept in
+// the order they were stored (rowid), not by taskid: tasks are dispatched roughly in that order,
+// so a run of outcomes updates neighbouring pages instead of one random page each (a taskid is
+// an MD5).
 constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS project_ids (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS tasks (
-  project TEXT NOT NULL,
+  project INTEGER NOT NULL,           -- project_ids.id
   taskid TEXT NOT NULL,
   url TEXT NOT NULL,
   status INTEGER NOT NULL,            -- 1 active, 2 success, 3 failed, 4 bad
   rank INTEGER NOT NULL,              -- -priority
   exetime REAL NOT NULL,              -- 0: ready; else not before this Unix time
   seq INTEGER NOT NULL,               -- the order it became ready or delayed
-  schedule TEXT NOT NULL,
-  fetch TEXT NOT NULL,
-  process TEXT NOT NULL,
-  track TEXT NOT NULL,
+  retries INTEGER NOT NULL,
+  retried INTEGER NOT NULL,
+  age REAL NOT NULL,
+  itag TEXT,                          -- NULL when none
+  flags INTEGER NOT NULL,             -- 1 auto_recrawl, 2 force_update, 4 cancel
+  fetch TEXT,                         -- NULL when {}
+  process TEXT,
+  track TEXT,
   lastcrawltime REAL NOT NULL,
   updatetime REAL NOT NULL,
   PRIMARY KEY (project, taskid)
@@ -50,15 +67,37 @@ CREATE TABLE IF NOT EXISTS results (
   url TEXT NOT NULL,
   result TEXT NOT NULL,
   updatetime REAL NOT NULL,
-  seq INTEGER NOT NULL,               -- the order results were first stored
   PRIMARY KEY (project, taskid)
 );
-CREATE INDEX IF NOT EXISTS results_order ON results(project, seq);
+-- The rowid is the order results were first stored (an upsert keeps it); this index holds it.
+CREATE INDEX IF NOT EXISTS results_order ON results(project);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 )sql";
 
 constexpr const char* kTaskColumns =
-    "taskid, url, status, schedule, fetch, process, track, lastcrawltime, updatetime, seq";
+    "taskid, url, status, seq, rank, exetime, retries, retried, age, itag, flags, fetch, process, "
+    "track, lastcrawltime, updatetime";
+
+enum Flag : int { kAutoRecrawl = 1, kForceUpdate = 2, kCancel = 4 };
+
+int flags_of(const TaskSchedule& s) {
+  return (s.auto_recrawl ? kAutoRecrawl : 0) | (s.force_update ? kForceUpdate : 0) |
+         (s.cancel ? kCancel : 0);
+}
+
+// A dict as stored: NULL for an empty one.
+void bind_dict(SqliteStatement& s, int i, const json& dict) {
+  if (!dict.is_object() || dict.empty())
+    s.bind_null(i);
+  else
+    s.bind(i, dict.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+json read_dict(const SqliteStatement& s, int i) {
+  if (s.is_null(i)) return json::object();
+  json j = json::parse(s.text_view(i), nullptr, false);
+  return j.is_object() ? j : json::object();
+}
 
 json parse_or(std::string_view text, json otherwise) {
   json j = json::parse(text, nullptr, false);
@@ -79,7 +118,18 @@ struct SqliteStore::Db {
   std::unique_ptr<SqliteFile> file;
   std::filesystem::path path;
   SqliteStatement get, put, update, ready, delayed, upsert, result, results, count;
-  int64_t result_seq = 0;
+  // The highest task seq stored, and whether the meta row that keeps it lags behind.
+  int64_t task_seq = 0;
+  bool task_seq_dirty = false;
+
+  void saw_seq(int64_t seq) {
+    if (seq > task_seq) {
+      task_seq = seq;
+      task_seq_dirty = true;
+    }
+  }
+
+  std::unordered_map<std::string, int64_t> project_ids;
 
   // A task row in kTaskColumns order.
   QueuedTask read_task(const SqliteStatement& s, const std::string& project) const {
@@ -90,14 +140,42 @@ struct SqliteStore::Db {
     t.url = s.text(1);
     int status = s.integer(2);
     t.status = status >= 1 && status <= 4 ? static_cast<TaskStatus>(status) : TaskStatus::Bad;
-    t.schedule = TaskSchedule::from_json(parse_or(s.text_view(3), json::object()));
-    t.fetch = parse_or(s.text_view(4), json::object());
-    t.process = parse_or(s.text_view(5), json::object());
-    t.track = parse_or(s.text_view(6), json::object());
-    t.lastcrawltime = s.real(7);
-    t.updatetime = s.real(8);
-    q.seq = s.int64(9);
+    q.seq = s.int64(3);
+    TaskSchedule& sc = t.schedule;
+    sc.priority = static_cast<int>(-s.int64(4));
+    sc.exetime = s.real(5);
+    sc.retries = s.integer(6);
+    sc.retried = s.integer(7);
+    sc.age = s.real(8);
+    if (!s.is_null(9)) sc.itag = s.text(9);
+    int flags = s.integer(10);
+    sc.auto_recrawl = flags & kAutoRecrawl;
+    sc.force_update = flags & kForceUpdate;
+    sc.cancel = flags & kCancel;
+    t.fetch = read_dict(s, 11);
+    t.process = read_dict(s, 12);
+    t.track = read_dict(s, 13);
+    t.lastcrawltime = s.real(14);
+    t.updatetime = s.real(15);
     return q;
+  }
+
+  // The project's key in the task table; `create` adds one for a new name, else -1 for it.
+  int64_t project_id(const std::string& name, bool create) {
+    if (auto it = project_ids.find(name); it != project_ids.end()) return it->second;
+    SqliteStatement s = file->prepare("SELECT id FROM project_ids WHERE name = ?");
+    s.bind(1, name);
+    int64_t id = -1;
+    if (s.step("read a project's id")) {
+      id = s.int64(0);
+      s.reset();
+    } else if (create) {
+      file->begin();
+      file->prepare("INSERT INTO project_ids(name) VALUES (?)").bind(1, name).run("add a project");
+      id = sqlite3_last_insert_rowid(file->handle());
+    }
+    if (id >= 0) project_ids.emplace(name, id);
+    return id;
   }
 };
 
@@ -108,17 +186,44 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
                               " (one engine per store): wait for it to end, or give another file",
                               start_over);
   SqliteFile& f = *db->file;
+  int version = 0;
+  bool empty = true;
+  {
+    SqliteStatement v = f.prepare("PRAGMA user_version");
+    if (v.step("read the layout version")) {
+      version = v.integer(0);
+      v.reset();
+    }
+    SqliteStatement any = f.prepare("SELECT 1 FROM sqlite_master LIMIT 1");
+    if (any.step("read the tables")) {
+      empty = false;
+      any.reset();
+    }
+  }
+  if (!empty && version != kSchemaVersion) {
+    std::string detail = "engine store " + path.string() + ": its layout (version " +
+                         std::to_string(version) + ") is not the one this squall reads (version " +
+                         std::to_string(kSchemaVersion) +
+                         "): start over in it (fresh) or give another file";
+    throw Error(ErrorKind::InvalidArgument, detail);
+  }
+  // The taskid index is read at random (a taskid is an MD5), so its pages are worth holding:
+  // 64 MiB of page cache, against SQLite's 2 MiB default, keeps it in memory to a few million
+  // tasks.
+  f.exec("PRAGMA cache_size = -65536");
   f.exec(kSchema);
+  if (empty) f.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
   db->get = f.prepare(
       (std::string("SELECT ") + kTaskColumns + " FROM tasks WHERE project = ? AND taskid = ?")
           .c_str());
   db->put = f.prepare(
-      "INSERT OR REPLACE INTO tasks(project, taskid, url, status, rank, exetime, seq, schedule, "
-      "fetch, process, track, lastcrawltime, updatetime) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "INSERT OR REPLACE INTO tasks(project, taskid, url, status, rank, exetime, seq, retries, "
+      "retried, age, itag, flags, fetch, process, track, lastcrawltime, updatetime) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   db->update = f.prepare(
-      "UPDATE tasks SET status = ?3, rank = ?4, exetime = ?5, seq = ?6, schedule = ?7, "
-      "track = ?8, lastcrawltime = ?9, updatetime = ?10 WHERE project = ?1 AND taskid = ?2");
+      "UPDATE tasks SET status = ?3, rank = ?4, exetime = ?5, seq = ?6, retries = ?7, "
+      "retried = ?8, age = ?9, itag = ?10, flags = ?11, track = ?12, lastcrawltime = ?13, "
+      "updatetime = ?14 WHERE project = ?1 AND taskid = ?2");
   db->ready = f.prepare((std::string("SELECT ") + kTaskColumns +
                          " FROM tasks WHERE project = ?1 AND status = 1 AND exetime = 0 AND "
                          "(rank, seq) > (?2, ?3) ORDER BY rank, seq LIMIT ?4")
@@ -128,19 +233,21 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
                            "(exetime, seq) > (?2, ?3) ORDER BY exetime, seq LIMIT ?4")
                               .c_str());
   db->upsert = f.prepare(
-      "INSERT INTO results(project, taskid, url, result, updatetime, seq) "
-      "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(project, taskid) DO UPDATE SET "
+      "INSERT INTO results(project, taskid, url, result, updatetime) "
+      "VALUES (?, ?, ?, ?, ?) ON CONFLICT(project, taskid) DO UPDATE SET "
       "url = excluded.url, result = excluded.result, updatetime = excluded.updatetime");
   db->result = f.prepare(
       "SELECT taskid, url, result, updatetime FROM results WHERE project = ? AND taskid = ?");
   db->results = f.prepare(
       "SELECT taskid, url, result, updatetime FROM results WHERE project = ? "
-      "ORDER BY seq LIMIT ? OFFSET ?");
+      "ORDER BY rowid LIMIT ? OFFSET ?");
   db->count = f.prepare("SELECT count(*) FROM results WHERE project = ?");
-  SqliteStatement s = f.prepare("SELECT coalesce(max(seq), 0) FROM results");
-  if (s.step("open")) {
-    db->result_seq = s.int64(0);
-    s.reset();
+  // The highest task seq is kept in meta, saved with the tasks (a max() over 10 M rows would
+  // cost a restart seconds).
+  SqliteStatement seq = f.prepare("SELECT value FROM meta WHERE key = 'task seq'");
+  if (seq.step("open")) {
+    db->task_seq = std::strtoll(seq.text(0).c_str(), nullptr, 10);
+    seq.reset();
   }
   return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db)));
 }
@@ -153,9 +260,11 @@ const std::filesystem::path& SqliteStore::path() const noexcept {
 }
 
 Task<std::optional<CrawlTask>> SqliteStore::get(std::string project, std::string taskid) {
-  SqliteStatement& s = db_->get;
-  s.bind(1, project).bind(2, taskid);
   std::optional<CrawlTask> out;
+  int64_t id = db_->project_id(project, false);
+  if (id < 0) co_return out;
+  SqliteStatement& s = db_->get;
+  s.bind(1, id).bind(2, taskid);
   if (s.step("read a task")) {
     out = db_->read_task(s, project).task;
     s.reset();
@@ -165,91 +274,109 @@ Task<std::optional<CrawlTask>> SqliteStore::get(std::string project, std::string
 
 Task<void> SqliteStore::put(const CrawlTask& t, int64_t seq) {
   db_->file->begin();
-  db_->put.bind(1, t.project)
+  SqliteStatement& s = db_->put;
+  const TaskSchedule& sc = t.schedule;
+  s.bind(1, db_->project_id(t.project, true))
       .bind(2, t.taskid)
       .bind(3, t.url)
       .bind(4, static_cast<int>(t.status))
-      .bind(5, -static_cast<int64_t>(t.schedule.priority))
-      .bind(6, t.schedule.exetime)
+      .bind(5, -static_cast<int64_t>(sc.priority))
+      .bind(6, sc.exetime)
       .bind(7, seq)
-      .bind(8, t.schedule.to_json().dump())
-      .bind(9, t.fetch.dump())
-      .bind(10, t.process.dump())
-      .bind(11, t.track.dump(-1, ' ', false, json::error_handler_t::replace))
-      .bind(12, t.lastcrawltime)
-      .bind(13, t.updatetime)
-      .run("store a task");
+      .bind(8, sc.retries)
+      .bind(9, sc.retried)
+      .bind(10, sc.age);
+  if (sc.itag.empty())
+    s.bind_null(11);
+  else
+    s.bind(11, sc.itag);
+  s.bind(12, flags_of(sc));
+  bind_dict(s, 13, t.fetch);
+  bind_dict(s, 14, t.process);
+  bind_dict(s, 15, t.track);
+  s.bind(16, t.lastcrawltime).bind(17, t.updatetime).run("store a task");
+  db_->saw_seq(seq);
   co_return;
 }
 
 Task<void> SqliteStore::update(const CrawlTask& t, int64_t seq) {
   db_->file->begin();
-  db_->update.bind(1, t.project)
+  SqliteStatement& s = db_->update;
+  const TaskSchedule& sc = t.schedule;
+  s.bind(1, db_->project_id(t.project, true))
       .bind(2, t.taskid)
       .bind(3, static_cast<int>(t.status))
-      .bind(4, -static_cast<int64_t>(t.schedule.priority))
-      .bind(5, t.schedule.exetime)
+      .bind(4, -static_cast<int64_t>(sc.priority))
+      .bind(5, sc.exetime)
       .bind(6, seq)
-      .bind(7, t.schedule.to_json().dump())
-      .bind(8, t.track.dump(-1, ' ', false, json::error_handler_t::replace))
-      .bind(9, t.lastcrawltime)
-      .bind(10, t.updatetime)
-      .run("update a task");
+      .bind(7, sc.retries)
+      .bind(8, sc.retried)
+      .bind(9, sc.age);
+  if (sc.itag.empty())
+    s.bind_null(10);
+  else
+    s.bind(10, sc.itag);
+  s.bind(11, flags_of(sc));
+  bind_dict(s, 12, t.track);
+  s.bind(13, t.lastcrawltime).bind(14, t.updatetime).run("update a task");
+  db_->saw_seq(seq);
   co_return;
 }
 
 Task<std::vector<QueuedTask>> SqliteStore::ready(std::string project, std::optional<ReadyKey> after,
                                                  size_t limit) {
+  std::vector<QueuedTask> out;
+  int64_t id = db_->project_id(project, false);
+  if (id < 0) co_return out;
   SqliteStatement& s = db_->ready;
   constexpr int64_t kBeforeAll = std::numeric_limits<int64_t>::min();
-  s.bind(1, project)
+  s.bind(1, id)
       .bind(2, after ? -static_cast<int64_t>(after->priority) : kBeforeAll)
       .bind(3, after ? after->seq : kBeforeAll)
       .bind(4, static_cast<int64_t>(limit));
-  std::vector<QueuedTask> out;
   while (s.step("read ready tasks")) out.push_back(db_->read_task(s, project));
   co_return out;
 }
 
 Task<std::vector<QueuedTask>> SqliteStore::delayed(std::string project,
                                                    std::optional<DelayKey> after, size_t limit) {
+  std::vector<QueuedTask> out;
+  int64_t id = db_->project_id(project, false);
+  if (id < 0) co_return out;
   SqliteStatement& s = db_->delayed;
-  s.bind(1, project)
+  s.bind(1, id)
       .bind(2, after ? after->exetime : 0.0)
       .bind(3, after ? after->seq : std::numeric_limits<int64_t>::min())
       .bind(4, static_cast<int64_t>(limit));
-  std::vector<QueuedTask> out;
   while (s.step("read delayed tasks")) out.push_back(db_->read_task(s, project));
   co_return out;
 }
 
 Task<int64_t> SqliteStore::last_seq() {
-  SqliteStatement s = db_->file->prepare("SELECT coalesce(max(seq), 0) FROM tasks");
-  int64_t seq = 0;
-  if (s.step("read the last seq")) {
-    seq = s.int64(0);
-    s.reset();
-  }
-  co_return seq;
+  co_return db_->task_seq;
 }
 
 Task<void> SqliteStore::each_taskid(std::string project,
                                     std::function<void(const std::string&)> fn) {
+  int64_t id = db_->project_id(project, false);
+  if (id < 0) co_return;
   SqliteStatement s = db_->file->prepare("SELECT taskid FROM tasks WHERE project = ?");
-  s.bind(1, project);
-  std::string id;
+  s.bind(1, id);
+  std::string taskid;
   while (s.step("read the taskids")) {
-    id.assign(s.text_view(0));
-    fn(id);
+    taskid.assign(s.text_view(0));
+    fn(taskid);
   }
   co_return;
 }
 
 Task<CounterValues> SqliteStore::recount(std::string project) {
+  CounterValues v{};
+  int64_t id = db_->project_id(project, false);
+  if (id < 0) co_return v;
   SqliteStatement s =
       db_->file->prepare("SELECT status, count(*) FROM tasks WHERE project = ? GROUP BY status");
-  s.bind(1, project);
-  CounterValues v{};
+  s.bind(1, id);
   while (s.step("count the tasks")) {
     switch (static_cast<TaskStatus>(s.integer(0))) {
       case TaskStatus::Active:
@@ -288,6 +415,13 @@ Task<void> SqliteStore::save_counters(std::string project, const json& counters)
 }
 
 Task<void> SqliteStore::commit() {
+  if (db_->task_seq_dirty) {
+    db_->file->begin();
+    db_->file->prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('task seq', ?)")
+        .bind(1, std::to_string(db_->task_seq))
+        .run("store the last seq");
+    db_->task_seq_dirty = false;
+  }
   db_->file->commit();
   co_return;
 }
@@ -344,9 +478,7 @@ Task<void> SqliteStore::upsert(std::string project, const TaskResult& r) {
       .bind(3, r.url)
       .bind(4, r.result.dump(-1, ' ', false, json::error_handler_t::replace))
       .bind(5, r.updatetime)
-      .bind(6, db_->result_seq + 1)
       .run("store a result");
-  if (db_->file->changes() > 0) ++db_->result_seq;
   co_return;
 }
 

@@ -5,6 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
+#include <filesystem>
 #include <limits>
 
 #include "squall/core/error.h"
@@ -66,6 +69,54 @@ TEST_F(SqliteStoreTest, ATaskRoundTripsWithItsDictsAndSurvivesReopening) {
   ASSERT_TRUE(back);
   EXPECT_EQ(back->to_json(), t.to_json());
   EXPECT_FALSE(run(store->get("p", "nope")));
+  EXPECT_FALSE(run(store->get("unknown project", t.taskid)));
+  // New tasks continue after the last seq stored, which a reopened store still knows.
+  EXPECT_EQ(run(store->last_seq()), 7);
+}
+
+TEST_F(SqliteStoreTest, ASeqNotCommittedIsNotRemembered) {
+  test::TempDir dir;
+  {
+    auto store = SqliteStore::open(dir.path() / "s.db");
+    run(store->put(active("http://h/a"), 3));
+    run(store->commit());
+    run(store->update(active("http://h/a"), 9));
+    run(store->put(active("http://h/b"), 10));
+    // What a kill -9 here leaves on disk (destruction would commit): the update and the put
+    // were never committed.
+    std::filesystem::copy_file(dir.path() / "s.db", dir.path() / "copy.db");
+    if (std::filesystem::exists(dir.path() / "s.db-wal"))
+      std::filesystem::copy_file(dir.path() / "s.db-wal", dir.path() / "copy.db-wal");
+  }
+  auto copy = SqliteStore::open(dir.path() / "copy.db");
+  EXPECT_EQ(run(copy->last_seq()), 3);
+  EXPECT_TRUE(run(copy->get("p", default_taskid("http://h/a"))));
+  EXPECT_FALSE(run(copy->get("p", default_taskid("http://h/b"))));
+}
+
+TEST_F(SqliteStoreTest, AnSqliteFileOfAnotherLayoutIsRefusedSayingWhatToDo) {
+  test::TempDir dir;
+  auto path = dir.path() / "crawl.db";
+  {
+    // squall crawl's state file, say: SQLite, but not an engine store.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(
+        sqlite3_exec(db, "CREATE TABLE urls (url TEXT PRIMARY KEY)", nullptr, nullptr, nullptr),
+        SQLITE_OK);
+    sqlite3_close(db);
+  }
+  try {
+    SqliteStore::open(path);
+    FAIL() << "opened a file of another layout";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("give another file"), std::string::npos) << e.what();
+  }
+  // Starting over in it is what the message offers.
+  auto fresh = SqliteStore::open(path, true);
+  EXPECT_EQ(run(fresh->last_seq()), 0);
 }
 
 TEST_F(SqliteStoreTest, AResultUpsertedTwiceIsStoredOnceAndKeepsItsFirstPlace) {
