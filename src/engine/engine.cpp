@@ -2,6 +2,7 @@
 #include "squall/engine/engine.h"
 
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -141,6 +142,35 @@ struct Engine::State {
     }
   }
 
+  // pyspider's cronjob ticks: when a project's every() job is due, its "_on_cronjob" task goes
+  // to the fetcher as a dispatch of no task in work (token 0), so its outcome changes nothing.
+  Task<void> cron() {
+    int64_t last = static_cast<int64_t>(std::floor(now()));
+    for (;;) {
+      std::optional<int64_t> next;
+      for (auto& [name, p] : projects)
+        if (std::optional<int64_t> at = next_cron_tick(p.handler->cron_jobs(), last))
+          next = next ? std::min(*next, *at) : *at;
+      if (!next) co_return;
+      if (double wait = static_cast<double>(*next) - now(); wait > 0) co_await sleep(seconds(wait));
+      int64_t tick = static_cast<int64_t>(std::floor(now()));
+      if (tick < *next) continue;
+      for (auto& [name, p] : projects) {
+        const ProjectInfo* info = scheduler->project(name);
+        if (!info || !info->active()) continue;
+        bool due = false;
+        for (const CronJob& job : p.handler->cron_jobs())
+          due = due || cron_due(job.every, last, tick);
+        if (!due) continue;
+        ++in_flight;
+        ++summary.dispatched;
+        Dispatch d{Processor::cron_task(name, tick, last), 0};
+        co_await fetch_queue->put(std::move(d));
+      }
+      last = tick;
+    }
+  }
+
   Task<void> committer() {
     for (;;) {
       co_await sleep(seconds(options.commit_interval));
@@ -223,6 +253,7 @@ Task<EngineSummary> Engine::run() {
     workers.push_back(spawn(s.guarded(s.fetch_worker())));
   workers.push_back(spawn(s.guarded(s.process_worker())));
   workers.push_back(spawn(s.guarded(s.committer())));
+  workers.push_back(spawn(s.guarded(s.cron())));
   workers.push_back(spawn(s.guarded(s.dispatcher())));
   std::exception_ptr killed;  // run() itself was killed or timed out
   try {

@@ -184,6 +184,14 @@ void Handler::callback(std::string name, Callback fn, CallbackOptions options) {
   callbacks_[std::move(name)] = {std::move(fn), options};
 }
 
+void Handler::every(int64_t seconds, std::function<void()> fn, std::string name) {
+  if (seconds <= 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "every() needs an interval of at least one second, not " + std::to_string(seconds));
+  if (name.empty()) name = "every " + std::to_string(seconds) + " s";
+  cron_jobs_.push_back(CronJob{std::move(name), seconds, std::move(fn)});
+}
+
 const Handler::Callback* Handler::find_callback(const std::string& name,
                                                 CallbackOptions* options) const {
   auto it = callbacks_.find(name);
@@ -267,9 +275,8 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
   return t;
 }
 
-Handler::Output Handler::collect(const CrawlTask* current, const std::string* base_url,
-                                 const std::function<void()>& fn) {
-  Output out;
+void Handler::collect(const CrawlTask* current, const std::string* base_url,
+                      const std::function<void()>& fn, Output& out) {
   Output* saved_out = std::exchange(out_, &out);
   const CrawlTask* saved_task = std::exchange(current_, current);
   const std::string* saved_base = std::exchange(base_url_, base_url);
@@ -285,7 +292,6 @@ Handler::Output Handler::collect(const CrawlTask* current, const std::string* ba
     }
   } restore{this, saved_out, saved_task, saved_base};
   fn();
-  return out;
 }
 
 void Handler::crawl(std::string_view url, const json& kwargs) {

@@ -2,6 +2,7 @@
 #include "squall/engine/processor.h"
 
 #include <chrono>
+#include <stdexcept>
 
 #include "squall/core/error.h"
 
@@ -43,6 +44,32 @@ CrawlTask Processor::message_task(const std::string& from, const std::string& to
   return t;
 }
 
+void Processor::run_cron_jobs(const json& save) {
+  if (!save.is_object() || !save.contains("tick") || !save["tick"].is_number_integer()) return;
+  int64_t tick = save["tick"].get<int64_t>();
+  // pyspider's own ticks come one second apart and carry no last_tick.
+  int64_t last = save.value("last_tick", tick - 1);
+  std::string failures;
+  for (const CronJob& job : handler_.cron_jobs()) {
+    if (!cron_due(job.every, last, tick)) continue;
+    try {
+      job.run();
+    } catch (const std::exception& e) {
+      if (!failures.empty()) failures += "; ";
+      failures += job.name + ": " + e.what();
+    }
+  }
+  if (!failures.empty()) throw std::runtime_error(failures);
+}
+
+CrawlTask Processor::cron_task(const std::string& project, int64_t tick, int64_t last_tick) {
+  CrawlTask t = CrawlTask::for_url(project, "data:,_on_cronjob");
+  t.taskid = "_on_cronjob";
+  t.process["callback"] = "_on_cronjob";
+  t.fetch["save"] = {{"tick", tick}, {"last_tick", last_tick}};
+  return t;
+}
+
 ProcessOutput Processor::process(const Dispatch& d, FetchResult fetched) {
   auto started = std::chrono::steady_clock::now();
   ProcessOutput out;
@@ -56,24 +83,29 @@ ProcessOutput Processor::process(const Dispatch& d, FetchResult fetched) {
   std::optional<json> result;
   Handler::Output produced;
   try {
-    produced = handler_.collect(&d.task, &response.url, [&] {
-      if (name == "on_start") {
-        handler_.on_start();
-      } else if (name == "_on_message") {
-        handler_.on_message(response.save.value("from", ""),
-                            response.save.value("message", json()));
-      } else if (name == "on_finished") {
-        handler_.on_finished();
-      } else {
-        const Handler::Callback* cb = handler_.find_callback(name, &options);
-        if (!cb)
-          throw Error(ErrorKind::InvalidState,
-                      "project " + handler_.project() + " has no callback named '" + name + "'");
-        if (unchanged) return;
-        if (!options.catch_status_code_error) response.raise_for_status();
-        result = (*cb)(response);
-      }
-    });
+    handler_.collect(
+        &d.task, &response.url,
+        [&] {
+          if (name == "on_start") {
+            handler_.on_start();
+          } else if (name == "_on_message") {
+            handler_.on_message(response.save.value("from", ""),
+                                response.save.value("message", json()));
+          } else if (name == "_on_cronjob") {
+            run_cron_jobs(response.save);
+          } else if (name == "on_finished") {
+            handler_.on_finished();
+          } else {
+            const Handler::Callback* cb = handler_.find_callback(name, &options);
+            if (!cb)
+              throw Error(ErrorKind::InvalidState, "project " + handler_.project() +
+                                                       " has no callback named '" + name + "'");
+            if (unchanged) return;
+            if (!options.catch_status_code_error) response.raise_for_status();
+            result = (*cb)(response);
+          }
+        },
+        produced);
   } catch (const std::exception& e) {
     ok = false;
     exception = e.what();

@@ -318,5 +318,51 @@ TEST(EngineKill, KilledAtRandomPointsAProjectStillEndsWithEveryTaskOnceAndCounte
   run_sync(check());
 }
 
+// A project of two periodic jobs, stopped by itself once the second tick's page is in.
+class Ticker : public Handler {
+ public:
+  explicit Ticker(Engine*& engine) : Handler("ticker"), engine_(engine) {
+    every(1, [this] {
+      ++seconds;
+      crawl("data:,tick-" + std::to_string(seconds), {{"callback", "page"}});
+    });
+    every(2, [this] { ++evens; });
+    callback("page", [this](Response& r) -> std::optional<json> {
+      if (r.url == "data:,tick-2") engine_->stop();
+      return json{{"page", r.url}};
+    });
+  }
+  int seconds = 0, evens = 0;
+
+ private:
+  Engine*& engine_;
+};
+
+TEST_F(EngineTest, PeriodicJobsRunAtTheirTicksWhileTheEngineRuns) {
+  Engine* running = nullptr;
+  Ticker ticker(running);
+  EngineOptions o = options();
+  o.exit_when_done = false;  // periodic jobs keep a project going until stop()
+  Engine engine(o);
+  running = &engine;
+  engine.add_project(ticker);
+  EngineSummary summary = run(engine.run());
+  EXPECT_TRUE(summary.stopped);
+  EXPECT_GE(ticker.seconds, 2);
+  // Two ticks a second apart hold one even tick at least; the job of two seconds never runs
+  // more often than the job of one.
+  EXPECT_GE(ticker.evens, 1);
+  EXPECT_LE(ticker.evens, (ticker.seconds + 1) / 2 + 1);
+  // What the jobs crawled went through the pipeline like any task; the cron tasks themselves
+  // are not stored.
+  auto check = [&]() -> Task<void> {
+    SqliteStore& store = *engine.store();
+    EXPECT_TRUE(co_await store.result("ticker", default_taskid("data:,tick-1")));
+    EXPECT_TRUE(co_await store.result("ticker", default_taskid("data:,tick-2")));
+    EXPECT_FALSE(co_await store.get("ticker", "_on_cronjob"));
+  };
+  run(check());
+}
+
 }  // namespace
 }  // namespace squall

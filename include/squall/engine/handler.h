@@ -30,6 +30,9 @@
 // - Taskids are the MD5 of the URL (get_taskid can be overridden).
 // - on_start runs when the engine starts the project; on_message receives send_message's
 //   messages from other projects; on_finished runs when the project has nothing left to do.
+// - every(seconds, fn) is pyspider's @every: fn runs at each multiple of the interval, in Unix
+//   seconds, while the engine runs (cron.h), and calls crawl() as a callback does; giving the
+//   crawl an age or an itag is what makes it fetch again.
 // A callback runs on the engine's loop and must not block; its time limit is measured (a
 // callback over it fails its task), not enforced by interrupting it.
 #pragma once
@@ -47,6 +50,7 @@
 #include "squall/crawl/selector.h"
 #include "squall/crawl/xpath.h"
 #include "squall/engine/crawl_task.h"
+#include "squall/engine/cron.h"
 #include "squall/engine/fetcher.h"
 #include "squall/engine/schedule_rules.h"
 
@@ -123,6 +127,7 @@ class Handler {
 
   // --- for the engine ----------------------------------------------------------------------
   bool has_callback(const std::string& name) const { return callbacks_.count(name) != 0; }
+  const std::vector<CronJob>& cron_jobs() const noexcept { return cron_jobs_; }
 
   // What a callback (or a hook) produced; the processor sets the context and collects it.
   struct Output {
@@ -131,9 +136,10 @@ class Handler {
     std::vector<std::string> logs;
   };
   // Runs `fn` with `current` as the task whose response is being handled (null: none), and
-  // returns what it asked for.
-  Output collect(const CrawlTask* current, const std::string* base_url,
-                 const std::function<void()>& fn);
+  // adds what it asked for to `out`, also when it throws (what it asked for before the
+  // exception still counts, as in pyspider); the exception then propagates.
+  void collect(const CrawlTask* current, const std::string* base_url,
+               const std::function<void()>& fn, Output& out);
   // The registered callback and its options, or null.
   const Callback* find_callback(const std::string& name, CallbackOptions* options) const;
 
@@ -144,6 +150,9 @@ class Handler {
  protected:
   // Registers a callback by name (what crawl(..., {{"callback", name}}) refers to).
   void callback(std::string name, Callback fn, CallbackOptions options = {});
+  // Runs `fn` every `seconds` (pyspider's @every(minutes=..., seconds=...)); throws squall::Error
+  // (InvalidArgument) unless seconds > 0. `name` names it in the task's logs and errors.
+  void every(int64_t seconds, std::function<void()> fn, std::string name = {});
 
   // pyspider's self.crawl: one URL or several with the same keywords.
   void crawl(std::string_view url, const nlohmann::json& kwargs = nlohmann::json::object());
@@ -159,6 +168,7 @@ class Handler {
  private:
   std::string project_;
   std::map<std::string, std::pair<Callback, CallbackOptions>> callbacks_;
+  std::vector<CronJob> cron_jobs_;
   Output* out_ = nullptr;
   const CrawlTask* current_ = nullptr;
   const std::string* base_url_ = nullptr;

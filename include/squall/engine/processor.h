@@ -4,13 +4,14 @@
 //   ProcessOutput out = processor.process(dispatch, std::move(fetched));
 //   // out.follows to the scheduler, out.result to the result worker, out.status back
 //
-// The task's callback (its `process.callback`) gets the Response. Three callbacks are the
+// The task's callback (its `process.callback`) gets the Response. Four callbacks are the
 // engine's own, as in pyspider: "on_start" runs Handler::on_start, "_on_message" delivers a
-// send_message to on_message, "on_finished" runs on_finished. The status pack's track records
-// what the fetch and the callback did: {fetch: FetchResult::track(), process: {ok, time,
-// follows, messages, exception, logs}}. A callback that throws, a missing callback, a non-2xx
-// response (unless the callback catches status code errors) or a callback over its time limit
-// make the status not ok, and the scheduler's retry rules take over; follows asked for before
+// send_message to on_message, "_on_cronjob" runs the every() jobs due at its tick (one that
+// throws fails the task, and the others still run), "on_finished" runs on_finished. The status
+// pack's track records what the fetch and the callback did: {fetch: FetchResult::track(), process:
+// {ok, time, follows, messages, exception, logs}}. A callback that throws, a missing callback, a
+// non-2xx response (unless the callback catches status code errors) or a callback over its time
+// limit make the status not ok, and the scheduler's retry rules take over; follows asked for before
 // the failure are still sent, as pyspider sends them. A 304 to a conditional request is ok and
 // runs no callback: the page is unchanged.
 #pragma once
@@ -42,8 +43,12 @@ class Processor {
   // The task that carries a send_message to `to`.
   static CrawlTask message_task(const std::string& from, const std::string& to,
                                 const nlohmann::json& message);
+  // The task that runs `project`'s every() jobs due in (last_tick, tick].
+  static CrawlTask cron_task(const std::string& project, int64_t tick, int64_t last_tick);
 
  private:
+  void run_cron_jobs(const nlohmann::json& save);
+
   Handler& handler_;
 };
 
