@@ -99,7 +99,6 @@ Task<int> crawl_own_site(std::filesystem::path dir) {
               static_cast<unsigned long long>(summary.dispatched),
               static_cast<unsigned long long>(summary.results), summary.seconds,
               options.store.c_str(), options.jsonl.c_str());
-  http::HttpClient::shared().close();
   co_await server.stop(1s);
   co_return summary.results == kFilms ? 0 : 1;
 }

@@ -169,12 +169,39 @@ std::vector<Url> Selector::links() const {
   if (k != SelectorKind::Element && k != SelectorKind::Document) return out;
   const std::optional<Url>& base = tree_->base_url();
   const std::string_view encoding = text_of(tree_->doc->encoding);
-  const SelectorList hrefs =
-      xpath("descendant-or-self::*[(name() = 'a' or name() = 'area') and @href]/@href");
-  for (const Selector& href : hrefs) {
+  // The <a href> and <area href> at or under this node, in document order: a walk of the
+  // subtree, which costs less than the XPath expression that says the same.
+  auto* top = static_cast<xmlNodePtr>(node_);
+  auto visit = [&](xmlNodePtr n) {
+    if (n->type != XML_ELEMENT_NODE) return;
+    std::string_view name = text_of(n->name);
+    if (name != "a" && name != "area") return;
+    xmlChar* href = xmlGetNoNsProp(n, BAD_CAST "href");
+    if (!href) return;
     UrlResult url =
-        Url::parse(strip_ascii_whitespace(href.text()), base ? &*base : nullptr, encoding);
+        Url::parse(strip_ascii_whitespace(text_of(href)), base ? &*base : nullptr, encoding);
+    xmlFree(href);
     if (url) out.push_back(std::move(*url));
+  };
+  xmlNodePtr n = k == SelectorKind::Document ? tree_->doc->children : top;
+  if (k == SelectorKind::Element) {
+    visit(top);
+    n = top->children;
+  }
+  while (n) {
+    visit(n);
+    if (n->type == XML_ELEMENT_NODE && n->children) {
+      n = n->children;
+      continue;
+    }
+    // Up until a node with a next sibling, without leaving the subtree.
+    while (n && !n->next) {
+      n = n->parent;
+      if (n == top ||
+          (k == SelectorKind::Document && n == reinterpret_cast<xmlNodePtr>(tree_->doc)))
+        n = nullptr;
+    }
+    if (n) n = n->next;
   }
   return out;
 }

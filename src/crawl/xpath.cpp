@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "html_tree.h"
 
@@ -56,12 +57,34 @@ std::string take_xml_string(xmlChar* s) {
   return out;
 }
 
+namespace {
+
+// XPath contexts kept for reuse on this thread: making one registers every XPath function in a
+// new hash table, which costs more than most evaluations. A context is tied to no document until
+// an evaluation sets one, and evaluations may nest, so each takes a context of its own.
+struct ContextPool {
+  std::vector<xmlXPathContextPtr> free;
+  ~ContextPool() {
+    for (xmlXPathContextPtr c : free) xmlXPathFreeContext(c);
+  }
+};
+thread_local ContextPool context_pool;
+constexpr size_t kPooledContexts = 4;
+
+}  // namespace
+
 XPathEvaluation::XPathEvaluation(xmlDocPtr doc)
-    : context_(xmlXPathNewContext(doc)),
-      previous_handler_(xmlGenericError),
-      previous_handler_context_(xmlGenericErrorContext) {
+    : previous_handler_(xmlGenericError), previous_handler_context_(xmlGenericErrorContext) {
+  if (!context_pool.free.empty()) {
+    context_ = context_pool.free.back();
+    context_pool.free.pop_back();
+    context_->doc = doc;
+  } else {
+    context_ = xmlXPathNewContext(doc);
+  }
   xmlSetGenericErrorFunc(&message_, collect_generic_error);
   if (context_) {
+    context_->node = nullptr;
     context_->error = collect_error;
     context_->userData = &message_;
   }
@@ -69,7 +92,16 @@ XPathEvaluation::XPathEvaluation(xmlDocPtr doc)
 
 XPathEvaluation::~XPathEvaluation() {
   if (compiled_) xmlXPathFreeCompExpr(compiled_);
-  if (context_) xmlXPathFreeContext(context_);
+  if (context_) {
+    if (context_pool.free.size() < kPooledContexts) {
+      context_->doc = nullptr;
+      context_->node = nullptr;
+      context_->userData = nullptr;
+      context_pool.free.push_back(context_);
+    } else {
+      xmlXPathFreeContext(context_);
+    }
+  }
   xmlSetGenericErrorFunc(previous_handler_context_, previous_handler_);
 }
 

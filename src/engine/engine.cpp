@@ -232,8 +232,10 @@ Task<EngineSummary> Engine::run() {
   s.store = SqliteStore::open(s.options.store, s.options.fresh);
   s.scheduler = std::make_unique<Scheduler>(*s.store, s.options.scheduler);
   s.results = std::make_unique<ResultWorker>(*s.store, s.options.jsonl);
-  co_await s.results->open();
-  s.fetcher = std::make_unique<Fetcher>(s.options.fetcher);
+  co_await s.results->open(s.options.fresh);
+  FetcherOptions fetcher = s.options.fetcher;
+  if (!fetcher.client) fetcher.max_clients = std::max<size_t>(1, s.options.concurrency);
+  s.fetcher = std::make_unique<Fetcher>(std::move(fetcher));
   s.fetch_queue = std::make_unique<Queue<Dispatch>>(std::max<size_t>(1, s.options.queue_size));
   s.process_queue = std::make_unique<Queue<Fetched>>(std::max<size_t>(1, s.options.queue_size));
 

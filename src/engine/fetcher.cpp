@@ -81,12 +81,17 @@ json FetchResult::track() const {
 
 Fetcher::Fetcher(FetcherOptions options) : options_(std::move(options)) {
   if (options_.robots_cache == 0) options_.robots_cache = 1;
+  if (!options_.client) {
+    http::ClientOptions client;
+    client.max_clients = std::max<size_t>(1, options_.max_clients);
+    own_client_ = std::make_unique<http::HttpClient>(std::move(client));
+  }
 }
 
 Fetcher::~Fetcher() = default;
 
 http::HttpClient& Fetcher::client() {
-  return options_.client ? *options_.client : http::HttpClient::shared();
+  return options_.client ? *options_.client : *own_client_;
 }
 
 Task<FetchResult> Fetcher::fetch(const CrawlTask& task) {

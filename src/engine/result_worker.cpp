@@ -23,14 +23,16 @@ std::string ResultWorker::meta_key() const {
   return "export " + jsonl_.string();
 }
 
-Task<void> ResultWorker::open() {
+Task<void> ResultWorker::open(bool start_over) {
   if (jsonl_.empty()) co_return;
   std::optional<std::string> committed = co_await store_.meta(meta_key());
   std::error_code ec;
   uint64_t on_disk =
       std::filesystem::exists(jsonl_, ec) ? std::filesystem::file_size(jsonl_, ec) : 0;
   uint64_t keep = 0;
-  if (committed) {
+  if (start_over) {
+    keep = 0;
+  } else if (committed) {
     std::from_chars(committed->data(), committed->data() + committed->size(), keep);
   } else if (on_disk > 0) {
     throw Error(ErrorKind::InvalidArgument,

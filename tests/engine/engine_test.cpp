@@ -238,6 +238,17 @@ TEST_F(EngineTest, AnExportTheStoreDidNotWriteIsRefused) {
   EXPECT_THROW(run(engine.run()), Error);
 }
 
+TEST_F(EngineTest, AFreshRunStartsTheExportOverToo) {
+  dir_.write("results.jsonl", "{\"someone\": \"else\"}\n");
+  Receiver nobody;
+  EngineOptions o = options();
+  o.fresh = true;
+  Engine engine(o);
+  engine.add_project(nobody);
+  run(engine.run());
+  EXPECT_TRUE(read_lines(dir_.path() / "results.jsonl").empty());
+}
+
 // The child: runs the project to its end on the store, then exits 0.
 [[noreturn]] void run_child(const std::string& start, const std::filesystem::path& dir) {
   {

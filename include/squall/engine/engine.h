@@ -42,7 +42,7 @@ namespace squall {
 
 struct EngineOptions {
   std::filesystem::path store = "engine.db";
-  bool fresh = false;            // drop what the store held
+  bool fresh = false;            // drop what the store and the export held
   std::filesystem::path jsonl;   // the results' export; empty for none
   size_t concurrency = 10;       // fetches in flight
   size_t queue_size = 100;       // each queue between components

@@ -61,7 +61,11 @@ struct FetcherOptions {
   size_t max_body_size = size_t{10} << 20;
   double timeout = 120;  // pyspider's default, seconds
   double connect_timeout = 20;
-  http::HttpClient* client = nullptr;  // HttpClient::shared() when null
+  // The client to fetch with; when null the fetcher makes its own, with `max_clients`
+  // fetches in flight, and closes it when destroyed (so a fetcher that ends before its loop
+  // leaves no connection behind on it).
+  http::HttpClient* client = nullptr;
+  size_t max_clients = 10;
 };
 
 class Fetcher {
@@ -88,6 +92,7 @@ class Fetcher {
     std::list<std::string>::iterator lru;
   };
   FetcherOptions options_;
+  std::unique_ptr<http::HttpClient> own_client_;
   std::unordered_map<std::string, RobotsEntry> robots_;
   std::list<std::string> robots_lru_;  // most recent first
 };

@@ -29,8 +29,9 @@ class ResultWorker {
   ResultWorker& operator=(const ResultWorker&) = delete;
 
   // Opens the export. Throws squall::Error (InvalidArgument) for a non-empty file the store did
-  // not write, (System) when it cannot be opened.
-  Task<void> open();
+  // not write, (System) when it cannot be opened. With `start_over` the file is emptied instead,
+  // whoever wrote it (the store is starting over too).
+  Task<void> open(bool start_over = false);
   Task<void> write(std::string project, const TaskResult& result);
   Task<void> checkpoint();
 
