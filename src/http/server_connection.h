@@ -100,6 +100,8 @@ class Exchange {
   bool linger() const noexcept { return linger_; }
   // The handler took the stream (upgrade()): the connection must not touch it again.
   bool upgraded() const noexcept { return upgraded_; }
+  // The fields array holds only this request's fields (fit_fields()): not for another request.
+  bool fitted() const noexcept { return fitted_; }
 
   // --- used by ServerRequest / ServerResponse ---
   const std::string& peer() const noexcept { return upgraded_ ? peer_ : stream_->peer(); }
@@ -112,14 +114,16 @@ class Exchange {
   Task<void> finish();
   Task<void> send_file(int fd, off_t offset, size_t count);
   Task<Stream> upgrade(const ResponseHead& head);
-
- private:
   bool setup_request(int& error_status, std::string_view& error_message);
   Task<void> answer_error(int status, std::string_view message);
   Task<void> drain_body();
   Task<void> fill_body();
   [[noreturn]] void body_error(int status, ErrorKind kind, std::string_view message);
   void pin_head();
+  // An upgraded request keeps its head for as long as the handler runs, which may be hours:
+  // its fields move to an array of their own size, and the one for max_headers (3 KiB at the
+  // default 100) is freed.
+  void fit_fields();
   void build_head(std::string& out, bool finishing);
   void append_body(std::string& out, std::string_view data);
   void log_access(int status, uint64_t bytes);
@@ -140,6 +144,7 @@ class Exchange {
   size_t head_size_ = 0;
   std::string pinned_;
   bool pinned_head_ = false;
+  bool fitted_ = false;
   bool head_parsed_ = false;
   // Bytes at the front of stream_->buffered() that this request already used (its head and the
   // body bytes read so far), consumed from the stream only before it reads again.

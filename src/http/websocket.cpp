@@ -218,6 +218,9 @@ Task<std::optional<WsMessage>> WebSocket::State::read() {
     if (buffered.empty()) {
       size_t n = 0;
       try {
+        // An idle connection waits here without a frame for the read below (Stream's
+        // wait_readable), as the HTTP server's idle connections do.
+        co_await stream.wait_readable();
         n = co_await stream.read_more();
       } catch (const NetError& e) {
         end(ws_close::kAbnormal, e.what());

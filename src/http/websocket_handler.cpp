@@ -41,22 +41,33 @@ WebSocketOptions WebSocketHandler::websocket_options() const {
 }
 
 Task<void> WebSocketHandler::get() {
+  bool opened = co_await accept();
+  if (!opened) co_return;
+  co_await serve(*ws_);
+}
+
+// The handshake is a coroutine of its own, so that the request's fields copied for it and the
+// offers parsed from them are gone before the connection begins to wait for messages.
+Task<bool> WebSocketHandler::accept() {
   ServerRequest& raw = request().raw();
   RequestHead head;
   head.method = std::string(raw.method());
   head.version = raw.version();
-  head.headers = raw.headers();
+  // From the views, not raw.headers(): that copy would stay with the request for as long as
+  // the connection is open.
+  head.headers.reserve(raw.header_views().size());
+  for (const HeaderView& h : raw.header_views()) head.headers.add(h.name, h.value);
   WsUpgrade upgrade;
   if (std::optional<WsRefusal> refusal = read_ws_upgrade(head, upgrade)) {
     set_status(refusal->head.status);
     for (const Header& h : refusal->head.headers) set_header(h.name, h.value);
     co_await write(refusal->message + "\n");
-    co_return;
+    co_return false;
   }
   if (upgrade.origin && !check_origin(*upgrade.origin)) {
     set_status(403);
     co_await write("Cross origin websockets not allowed\n");
-    co_return;
+    co_return false;
   }
   std::string protocol;
   if (std::optional<std::string> chosen = select_subprotocol(upgrade.protocols)) {
@@ -77,7 +88,7 @@ Task<void> WebSocketHandler::get() {
   ws_.emplace(std::move(stream), WebSocket::Role::Server, options, deflate, protocol);
   ws_->set_ping_callback([this](std::string_view data) { on_ping(data); });
   ws_->set_pong_callback([this](std::string_view data) { on_pong(data); });
-  co_await serve(*ws_);
+  co_return true;
 }
 
 // open(), then each message, then on_close(); an exception from a hook closes with 1011.

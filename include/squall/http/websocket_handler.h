@@ -84,6 +84,8 @@ class WebSocketHandler : public RequestHandler {
   WebSocket& websocket();
 
  private:
+  // The opening handshake: true once the connection is open, false when it was refused.
+  Task<bool> accept();
   Task<void> serve(WebSocket& ws);
   std::optional<WebSocket> ws_;
 };
