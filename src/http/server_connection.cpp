@@ -344,7 +344,10 @@ Task<bool> Exchange::serve_request() {
   reset_response();
   std::exception_ptr failure;
   try {
-    co_await s_.handler(req_, resp_);
+    {
+      StopHookScope hook(*this);
+      co_await s_.handler(req_, resp_);
+    }
     // A handler that returns without finishing has its response finished for it.
     if (!resp_.finished_) co_await finish();
   } catch (const CancelledError&) {
@@ -426,6 +429,21 @@ Task<Stream> Exchange::upgrade(const ResponseHead& head) {
   skip_ = 0;
   co_await stream_->write(std::move(out));
   co_return std::move(*stream_);
+}
+
+void Exchange::on_server_stop(std::function<void()> hook) {
+  if (s_.stopping) {
+    if (hook) hook();
+    return;
+  }
+  stop_hook_ = std::move(hook);
+  if (!linked()) s_.stop_hooks.push_back(*this);
+}
+
+void Exchange::run_stop_hook() {
+  std::function<void()> hook = std::move(stop_hook_);
+  stop_hook_ = nullptr;
+  if (hook) hook();
 }
 
 void Exchange::reset_response() {

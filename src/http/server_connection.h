@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -36,7 +37,8 @@ struct ServerShared {
   // Written only on the server's loop; read relaxed by HttpWorkers from another thread.
   std::atomic<uint64_t> served{0};
   bool stopping = false;
-  squall::detail::IntrusiveList<Connection> idle;  // waiting for the next request's first byte
+  squall::detail::IntrusiveList<Connection> idle;      // waiting for the next request's first byte
+  squall::detail::IntrusiveList<Exchange> stop_hooks;  // handlers with an on_server_stop() hook
   // Responses are framed here and handed to the stream in the same call (which copies what the
   // socket does not take at once), so one buffer serves every connection of the loop.
   std::string scratch;
@@ -66,7 +68,7 @@ class Connection : public squall::detail::ListHook<Connection> {
 };
 
 // One request and its response: reads the head in place, runs the handler, frames the answer.
-class Exchange {
+class Exchange : public squall::detail::ListHook<Exchange> {
  public:
   explicit Exchange(ServerShared& s)
       : s_(s), o_(s.options), fields_(std::make_unique<HeaderView[]>(s.options.max_headers)) {
@@ -114,6 +116,21 @@ class Exchange {
   Task<void> finish();
   Task<void> send_file(int fd, off_t offset, size_t count);
   Task<Stream> upgrade(const ResponseHead& head);
+  void on_server_stop(std::function<void()> hook);
+  // Runs and drops the hook (HttpServer::stop, which has taken this out of stop_hooks).
+  void run_stop_hook();
+
+ private:
+  // Drops the hook when the handler returns, however it returns.
+  struct StopHookScope {
+    explicit StopHookScope(Exchange& x) noexcept : x_(x) {}
+    ~StopHookScope() {
+      x_.unlink();
+      x_.stop_hook_ = nullptr;
+    }
+    Exchange& x_;
+  };
+
   bool setup_request(int& error_status, std::string_view& error_message);
   Task<void> answer_error(int status, std::string_view message);
   Task<void> drain_body();
@@ -161,9 +178,10 @@ class Exchange {
   bool head_request_ = false;
   bool body_allowed_ = true;
   bool chunked_ = false;
-  bool linger_ = false;    // input may be left unread: close slowly
-  bool upgraded_ = false;  // the stream was handed over (upgrade())
-  std::string peer_;       // the peer's name, kept once the stream is handed over
+  bool linger_ = false;              // input may be left unread: close slowly
+  bool upgraded_ = false;            // the stream was handed over (upgrade())
+  std::string peer_;                 // the peer's name, kept once the stream is handed over
+  std::function<void()> stop_hook_;  // ServerResponse::on_server_stop()
   std::optional<uint64_t> declared_length_;
   uint64_t sent_body_ = 0;
   std::string body_buf_;

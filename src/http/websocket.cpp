@@ -211,7 +211,15 @@ Task<void> WebSocket::State::await_server_close() {
 }
 
 Task<std::optional<WsMessage>> WebSocket::State::read() {
-  if (reading) throw InvalidStateError("WebSocket::read_message while another read is waiting");
+  if (reading) {
+    if (!close_sent)
+      throw InvalidStateError("WebSocket::read_message while another read is waiting");
+    // close() reads for the peer's close frame on a task of its own (a server stopping, a
+    // handler closing from another task): what comes until then is dropped, and this read
+    // ends with the connection.
+    co_await ended_event.wait();
+    co_return std::nullopt;
+  }
   ReadingGuard guard(reading);
   while (!ended) {
     std::span<char> buffered = stream.mutable_buffered();

@@ -2,6 +2,7 @@
 #include "squall/http/websocket_handler.h"
 
 #include "squall/core/log.h"
+#include "squall/core/spawn.h"
 #include "squall/url/url.h"
 
 namespace squall::http {
@@ -43,7 +44,15 @@ WebSocketOptions WebSocketHandler::websocket_options() const {
 Task<void> WebSocketHandler::get() {
   bool opened = co_await accept();
   if (!opened) co_return;
+  response().raw().on_server_stop([this] { going_away(); });
   co_await serve(*ws_);
+}
+
+// RFC 6455 7.4.1's code for a server going down, on a task of its own: the closing handshake
+// ends the handler's read loop as a close from the peer would, within close_timeout.
+void WebSocketHandler::going_away() {
+  if (ws_->closed()) return;
+  spawn(ws_->close(ws_close::kGoingAway, "the server is shutting down"));
 }
 
 // The handshake is a coroutine of its own, so that the request's fields copied for it and the
@@ -94,6 +103,7 @@ Task<bool> WebSocketHandler::accept() {
 // open(), then each message, then on_close(); an exception from a hook closes with 1011.
 Task<void> WebSocketHandler::serve(WebSocket& ws) {
   std::exception_ptr failure;
+  bool closing = false;
   try {
     co_await open();
     for (;;) {
@@ -104,8 +114,18 @@ Task<void> WebSocketHandler::serve(WebSocket& ws) {
   } catch (const CancelledError&) {
     on_close();
     throw;
+  } catch (const WebSocketClosedError&) {
+    closing = true;
   } catch (...) {
     failure = std::current_exception();
+  }
+  if (closing) {
+    // A hook wrote after the close had begun (the server stopping, say): no failure, the end
+    // of the closing handshake is all that is left.
+    for (;;) {
+      std::optional<WsMessage> dropped = co_await ws.read_message();
+      if (!dropped) break;
+    }
   }
   if (failure) {
     log(LogLevel::Error, std::string("WebSocket handler for ")
