@@ -517,7 +517,7 @@ TEST_F(WebSocketHandlerTest, AnIdleWebSocketHoldsUnderATenThousandthOf64MiB) {
   // RSS (the goal is 64 MiB for 10,000): the connection and its request, the handler, the
   // WebSocket's state, its stream and the frames of the tasks that wait for the next message.
   // The request's fields are cut to their size at the upgrade, the handshake's copies are gone
-  // and the reader waits without a read frame; what is left is about 6 KiB.
+  // and the reader waits before its read frame exists; what is left is about 5.3 KiB.
   constexpr size_t kClients = 300;
   constexpr size_t kMostBytesPerConnection = (size_t{64} << 20) / 10000;
   HttpServer& server = app.listen(0);
