@@ -4,7 +4,8 @@
 //   websocket_load --port P --server-pid PID --connections 64 --size 64 --seconds 5
 //       each connection sends a binary message of --size bytes and waits for its echo, again
 //       and again; after --warmup seconds it counts --seconds of echoes, and the server's CPU
-//       time (utime + stime of /proc/PID/stat) and its own over the same window
+//       time (utime + stime of /proc/PID/stat, and utime alone) and its own over the same
+//       window
 //   websocket_load --port P --server-pid PID --idle 10000
 //       opens that many WebSockets (the handshake done, then silence) and reports the server's
 //       VmRSS once they have all been answered
@@ -44,8 +45,9 @@ struct Args {
   size_t idle = 0;
 };
 
-// CPU seconds (user and system) of process `pid` from /proc, or of this process for 0.
-double cpu_seconds(int pid) {
+// CPU seconds (user and system, or user alone) of process `pid` from /proc, or of this
+// process for 0.
+double cpu_seconds(int pid, bool user_only = false) {
   if (pid == 0) {
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
@@ -66,7 +68,8 @@ double cpu_seconds(int pid) {
   }
   // utime and stime are the 14th and 15th fields, the 12th and 13th after the name.
   double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
-  return static_cast<double>(std::stoll(fields.at(11)) + std::stoll(fields.at(12))) / ticks;
+  long long user = std::stoll(fields.at(11)), system = std::stoll(fields.at(12));
+  return static_cast<double>(user_only ? user : user + system) / ticks;
 }
 
 double rss_mib(int pid) {
@@ -158,18 +161,21 @@ Task<int> echo(const Args& a) {
   co_await sleep(std::chrono::duration_cast<Duration>(std::chrono::duration<double>(a.warmup)));
   uint64_t m0 = counts.messages;
   double server0 = cpu_seconds(a.server_pid), self0 = cpu_seconds(0);
+  double user0 = cpu_seconds(a.server_pid, true);
   auto t0 = std::chrono::steady_clock::now();
   co_await sleep(std::chrono::duration_cast<Duration>(std::chrono::duration<double>(a.seconds)));
   uint64_t m1 = counts.messages;
   double server1 = cpu_seconds(a.server_pid), self1 = cpu_seconds(0);
+  double user1 = cpu_seconds(a.server_pid, true);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   counts.stopping = true;
   for (TaskHandle<void>& h : loops) co_await h;  // rethrows a connection's failure
   uint64_t messages = m1 - m0;
   std::printf(
-      "{\"messages\": %llu, \"seconds\": %.4f, \"server_cpu_s\": %.4f, \"client_cpu_s\": "
-      "%.4f}\n",
-      static_cast<unsigned long long>(messages), wall, server1 - server0, self1 - self0);
+      "{\"messages\": %llu, \"seconds\": %.4f, \"server_cpu_s\": %.4f, \"server_user_s\": "
+      "%.4f, \"client_cpu_s\": %.4f}\n",
+      static_cast<unsigned long long>(messages), wall, server1 - server0, user1 - user0,
+      self1 - self0);
   co_return 0;
 }
 
