@@ -106,6 +106,10 @@ Task<Stream> ServerResponse::upgrade(const ResponseHead& head) {
   return exchange_->upgrade(head);
 }
 
+void ServerResponse::on_server_stop(std::function<void()> hook) {
+  exchange_->on_server_stop(std::move(hook));
+}
+
 // --- HttpServer ------------------------------------------------------------------------------
 
 HttpServer::HttpServer(Handler handler, HttpServerOptions options, Loop& loop)
@@ -135,6 +139,8 @@ Task<void> HttpServer::stop(Timeout grace) {
   s->stopping = true;
   // Connections between requests close now; those mid-request finish (with Connection: close).
   while (detail::Connection* c = s->idle.pop_front()) c->close_stream();
+  // Handlers that asked to hear of it (an open WebSocket's close 1001).
+  while (detail::Exchange* x = s->stop_hooks.pop_front()) x->run_stop_hook();
   co_await tcp_->stop(grace);
 }
 

@@ -136,7 +136,8 @@ std::unique_ptr<Exchange> ServerShared::take_exchange(Stream& stream) {
 }
 
 void ServerShared::give_exchange(std::unique_ptr<Exchange> x) noexcept {
-  if (exchanges.size() < kKeptExchanges) exchanges.push_back(std::move(x));
+  // An exchange whose fields were fitted to its request (fit_fields) has no room for the next.
+  if (exchanges.size() < kKeptExchanges && !x->fitted()) exchanges.push_back(std::move(x));
 }
 
 Connection::~Connection() {
@@ -343,7 +344,10 @@ Task<bool> Exchange::serve_request() {
   reset_response();
   std::exception_ptr failure;
   try {
-    co_await s_.handler(req_, resp_);
+    {
+      StopHookScope hook(*this);
+      co_await s_.handler(req_, resp_);
+    }
     // A handler that returns without finishing has its response finished for it.
     if (!resp_.finished_) co_await finish();
   } catch (const CancelledError&) {
@@ -411,6 +415,7 @@ Task<Stream> Exchange::upgrade(const ResponseHead& head) {
   // The request's views must outlive the buffer and the peer's name the stream: both are the
   // new owner's now.
   pin_head();
+  fit_fields();
   peer_ = stream_->peer();
   const std::string& name = stream_->peer();
   if (req_.remote_ip_.data() >= name.data() && req_.remote_ip_.data() < name.data() + name.size())
@@ -424,6 +429,21 @@ Task<Stream> Exchange::upgrade(const ResponseHead& head) {
   skip_ = 0;
   co_await stream_->write(std::move(out));
   co_return std::move(*stream_);
+}
+
+void Exchange::on_server_stop(std::function<void()> hook) {
+  if (s_.stopping) {
+    if (hook) hook();
+    return;
+  }
+  stop_hook_ = std::move(hook);
+  if (!linked()) s_.stop_hooks.push_back(*this);
+}
+
+void Exchange::run_stop_hook() {
+  std::function<void()> hook = std::move(stop_hook_);
+  stop_hook_ = nullptr;
+  if (hook) hook();
 }
 
 void Exchange::reset_response() {
@@ -515,6 +535,16 @@ void Exchange::pin_head() {
   }
   head_begin_ = pinned_.data();
   pinned_head_ = true;
+}
+
+void Exchange::fit_fields() {
+  size_t n = view_.headers.size();
+  auto fitted = std::make_unique<HeaderView[]>(n);
+  std::copy(view_.headers.begin(), view_.headers.end(), fitted.get());
+  fields_ = std::move(fitted);
+  view_.headers = std::span<HeaderView>(fields_.get(), n);
+  req_.fields_ = view_.headers;
+  fitted_ = true;
 }
 
 void Exchange::body_error(int status, ErrorKind kind, std::string_view message) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -36,7 +37,8 @@ struct ServerShared {
   // Written only on the server's loop; read relaxed by HttpWorkers from another thread.
   std::atomic<uint64_t> served{0};
   bool stopping = false;
-  squall::detail::IntrusiveList<Connection> idle;  // waiting for the next request's first byte
+  squall::detail::IntrusiveList<Connection> idle;      // waiting for the next request's first byte
+  squall::detail::IntrusiveList<Exchange> stop_hooks;  // handlers with an on_server_stop() hook
   // Responses are framed here and handed to the stream in the same call (which copies what the
   // socket does not take at once), so one buffer serves every connection of the loop.
   std::string scratch;
@@ -66,7 +68,7 @@ class Connection : public squall::detail::ListHook<Connection> {
 };
 
 // One request and its response: reads the head in place, runs the handler, frames the answer.
-class Exchange {
+class Exchange : public squall::detail::ListHook<Exchange> {
  public:
   explicit Exchange(ServerShared& s)
       : s_(s), o_(s.options), fields_(std::make_unique<HeaderView[]>(s.options.max_headers)) {
@@ -100,6 +102,8 @@ class Exchange {
   bool linger() const noexcept { return linger_; }
   // The handler took the stream (upgrade()): the connection must not touch it again.
   bool upgraded() const noexcept { return upgraded_; }
+  // The fields array holds only this request's fields (fit_fields()): not for another request.
+  bool fitted() const noexcept { return fitted_; }
 
   // --- used by ServerRequest / ServerResponse ---
   const std::string& peer() const noexcept { return upgraded_ ? peer_ : stream_->peer(); }
@@ -112,14 +116,31 @@ class Exchange {
   Task<void> finish();
   Task<void> send_file(int fd, off_t offset, size_t count);
   Task<Stream> upgrade(const ResponseHead& head);
+  void on_server_stop(std::function<void()> hook);
+  // Runs and drops the hook (HttpServer::stop, which has taken this out of stop_hooks).
+  void run_stop_hook();
 
  private:
+  // Drops the hook when the handler returns, however it returns.
+  struct StopHookScope {
+    explicit StopHookScope(Exchange& x) noexcept : x_(x) {}
+    ~StopHookScope() {
+      x_.unlink();
+      x_.stop_hook_ = nullptr;
+    }
+    Exchange& x_;
+  };
+
   bool setup_request(int& error_status, std::string_view& error_message);
   Task<void> answer_error(int status, std::string_view message);
   Task<void> drain_body();
   Task<void> fill_body();
   [[noreturn]] void body_error(int status, ErrorKind kind, std::string_view message);
   void pin_head();
+  // An upgraded request keeps its head for as long as the handler runs, which may be hours:
+  // its fields move to an array of their own size, and the one for max_headers (3 KiB at the
+  // default 100) is freed.
+  void fit_fields();
   void build_head(std::string& out, bool finishing);
   void append_body(std::string& out, std::string_view data);
   void log_access(int status, uint64_t bytes);
@@ -140,6 +161,7 @@ class Exchange {
   size_t head_size_ = 0;
   std::string pinned_;
   bool pinned_head_ = false;
+  bool fitted_ = false;
   bool head_parsed_ = false;
   // Bytes at the front of stream_->buffered() that this request already used (its head and the
   // body bytes read so far), consumed from the stream only before it reads again.
@@ -156,9 +178,10 @@ class Exchange {
   bool head_request_ = false;
   bool body_allowed_ = true;
   bool chunked_ = false;
-  bool linger_ = false;    // input may be left unread: close slowly
-  bool upgraded_ = false;  // the stream was handed over (upgrade())
-  std::string peer_;       // the peer's name, kept once the stream is handed over
+  bool linger_ = false;              // input may be left unread: close slowly
+  bool upgraded_ = false;            // the stream was handed over (upgrade())
+  std::string peer_;                 // the peer's name, kept once the stream is handed over
+  std::function<void()> stop_hook_;  // ServerResponse::on_server_stop()
   std::optional<uint64_t> declared_length_;
   uint64_t sent_body_ = 0;
   std::string body_buf_;

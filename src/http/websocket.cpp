@@ -211,13 +211,23 @@ Task<void> WebSocket::State::await_server_close() {
 }
 
 Task<std::optional<WsMessage>> WebSocket::State::read() {
-  if (reading) throw InvalidStateError("WebSocket::read_message while another read is waiting");
+  if (reading) {
+    if (!close_sent)
+      throw InvalidStateError("WebSocket::read_message while another read is waiting");
+    // close() reads for the peer's close frame on a task of its own (a server stopping, a
+    // handler closing from another task): what comes until then is dropped, and this read
+    // ends with the connection.
+    co_await ended_event.wait();
+    co_return std::nullopt;
+  }
   ReadingGuard guard(reading);
   while (!ended) {
     std::span<char> buffered = stream.mutable_buffered();
     if (buffered.empty()) {
       size_t n = 0;
       try {
+        // No frame for the read below while the peer is silent (Stream's wait_readable).
+        co_await stream.wait_readable();
         n = co_await stream.read_more();
       } catch (const NetError& e) {
         end(ws_close::kAbnormal, e.what());
@@ -325,6 +335,12 @@ namespace {
 // The verbs take the shared state when they are called, not when their task first runs, so a
 // task spawned to write keeps the connection alive even if the WebSocket object is gone by then.
 Task<std::optional<WsMessage>> read_on(StateRef s) {
+  // An idle connection waits for its next frame here, before read()'s frame (the larger by far)
+  // exists: 10,000 idle WebSockets hold none of it. The wait counts as the read in progress.
+  if (s->stream.buffered().empty() && !s->reading && !s->ended) {
+    ReadingGuard guard(s->reading);
+    co_await s->stream.wait_readable();
+  }
   co_return co_await s->read();
 }
 

@@ -2,6 +2,7 @@
 #include "squall/http/websocket_handler.h"
 
 #include "squall/core/log.h"
+#include "squall/core/spawn.h"
 #include "squall/url/url.h"
 
 namespace squall::http {
@@ -41,22 +42,41 @@ WebSocketOptions WebSocketHandler::websocket_options() const {
 }
 
 Task<void> WebSocketHandler::get() {
+  bool opened = co_await accept();
+  if (!opened) co_return;
+  response().raw().on_server_stop([this] { going_away(); });
+  co_await serve(*ws_);
+}
+
+// RFC 6455 7.4.1's code for a server going down, on a task of its own: the closing handshake
+// ends the handler's read loop as a close from the peer would, within close_timeout.
+void WebSocketHandler::going_away() {
+  if (ws_->closed()) return;
+  spawn(ws_->close(ws_close::kGoingAway, "the server is shutting down"));
+}
+
+// The handshake is a coroutine of its own, so that the request's fields copied for it and the
+// offers parsed from them are gone before the connection begins to wait for messages.
+Task<bool> WebSocketHandler::accept() {
   ServerRequest& raw = request().raw();
   RequestHead head;
   head.method = std::string(raw.method());
   head.version = raw.version();
-  head.headers = raw.headers();
+  // From the views, not raw.headers(): that copy would stay with the request for as long as
+  // the connection is open.
+  head.headers.reserve(raw.header_views().size());
+  for (const HeaderView& h : raw.header_views()) head.headers.add(h.name, h.value);
   WsUpgrade upgrade;
   if (std::optional<WsRefusal> refusal = read_ws_upgrade(head, upgrade)) {
     set_status(refusal->head.status);
     for (const Header& h : refusal->head.headers) set_header(h.name, h.value);
     co_await write(refusal->message + "\n");
-    co_return;
+    co_return false;
   }
   if (upgrade.origin && !check_origin(*upgrade.origin)) {
     set_status(403);
     co_await write("Cross origin websockets not allowed\n");
-    co_return;
+    co_return false;
   }
   std::string protocol;
   if (std::optional<std::string> chosen = select_subprotocol(upgrade.protocols)) {
@@ -77,12 +97,13 @@ Task<void> WebSocketHandler::get() {
   ws_.emplace(std::move(stream), WebSocket::Role::Server, options, deflate, protocol);
   ws_->set_ping_callback([this](std::string_view data) { on_ping(data); });
   ws_->set_pong_callback([this](std::string_view data) { on_pong(data); });
-  co_await serve(*ws_);
+  co_return true;
 }
 
 // open(), then each message, then on_close(); an exception from a hook closes with 1011.
 Task<void> WebSocketHandler::serve(WebSocket& ws) {
   std::exception_ptr failure;
+  bool closing = false;
   try {
     co_await open();
     for (;;) {
@@ -93,8 +114,18 @@ Task<void> WebSocketHandler::serve(WebSocket& ws) {
   } catch (const CancelledError&) {
     on_close();
     throw;
+  } catch (const WebSocketClosedError&) {
+    closing = true;
   } catch (...) {
     failure = std::current_exception();
+  }
+  if (closing) {
+    // A hook wrote after the close had begun (the server stopping, say): no failure, the end
+    // of the closing handshake is all that is left.
+    for (;;) {
+      std::optional<WsMessage> dropped = co_await ws.read_message();
+      if (!dropped) break;
+    }
   }
   if (failure) {
     log(LogLevel::Error, std::string("WebSocket handler for ")

@@ -776,6 +776,38 @@ TEST_F(HttpServerTest, StopKillsWhatOutlivesTheGrace) {
   }());
 }
 
+TEST_F(HttpServerTest, StopRunsTheStopHookOfAHandlerInFlightOnceAndOnlyWhileItRuns) {
+  Event started, told;
+  int hooks = 0;
+  start([&](ServerRequest& q, ServerResponse& r) -> Task<void> {
+    if (q.path() == "/quick") {
+      r.on_server_stop([&] { ++hooks; });  // dropped when this handler returns
+      co_return;
+    }
+    r.on_server_stop([&] {
+      ++hooks;
+      told.set();
+    });
+    started.set();
+    co_await told.wait();  // a long answer (a stream of events, say) that ends when told
+    co_await r.write("told");
+  });
+  run([&]() -> Task<void> {
+    Stream quick = co_await connect(port());
+    co_await quick.write("GET /quick HTTP/1.1\r\nHost: x\r\n\r\n");
+    co_await read_reply(quick);
+    Stream c = co_await connect(port());
+    co_await c.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    co_await started.wait();
+    EXPECT_EQ(hooks, 0);
+    co_await server_->stop();  // no grace limit: returns because the hook ended the handler
+    EXPECT_EQ(hooks, 1);
+    Reply r = co_await read_reply(c);
+    EXPECT_EQ(r.body, "told");
+    EXPECT_EQ(r.headers.get("Connection"), "close");
+  }());
+}
+
 // --- switching protocols ---------------------------------------------------------------------
 
 // Switches to a line echo protocol ("Upgrade: echo"); answers anything else with the errors
@@ -820,9 +852,15 @@ Task<void> upgrade_to_echo(ServerRequest& q, ServerResponse& r) {
 }
 
 TEST_F(HttpServerTest, UpgradeHandsTheConnectionToTheHandler) {
-  std::vector<AccessLogEntry> log;
+  struct Logged {
+    int status;
+    std::string peer;  // an entry's views live only during the callback
+  };
+  std::vector<Logged> log;
   HttpServerOptions options;
-  options.access_log_sink = [&](const AccessLogEntry& e) { log.push_back(e); };
+  options.access_log_sink = [&](const AccessLogEntry& e) {
+    log.push_back({e.status, std::string(e.peer)});
+  };
   start(upgrade_to_echo, options);
   run([&]() -> Task<void> {
     Stream c = co_await connect(port());

@@ -3,6 +3,7 @@
 //
 //     node websocket_peer.mjs server PORT [--compression]
 //     node websocket_peer.mjs client URL [--compression]
+//     node websocket_peer.mjs wait URL [--compression]
 //
 // Speaks as tests/http/websocket_peer.py does: its docstring has the commands and the lines
 // printed.
@@ -80,9 +81,18 @@ async function client(url) {
   console.log("closed", (await closed)[0]);
 }
 
+async function wait(url) {
+  const ws = new WebSocket(url, { perMessageDeflate: compression });
+  await next(ws, "open");
+  console.log("open");
+  const [code] = await next(ws, "close");
+  console.log("closed", code);
+}
+
 if (mode === "server") server(Number(target));
 else if (mode === "client") await client(target);
+else if (mode === "wait") await wait(target);
 else {
-  console.error("usage: websocket_peer.mjs server PORT | client URL [--compression]");
+  console.error("usage: websocket_peer.mjs server PORT | client URL | wait URL [--compression]");
   process.exit(2);
 }

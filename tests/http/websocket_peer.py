@@ -17,6 +17,11 @@ prints what came back, a line each: "text hello", "binary 0001ff" (in hex), "big
 of text), "fragments fragmented" (a message sent in three fragments), "pong hi" (the pong to its
 ping), "subprotocol echo.v2", then "closed CODE" after the close it starts with 1000 "bye".
 
+    websocket_peer.py wait URL
+
+connects to URL, prints "open", reads until the server closes the connection and prints
+"closed CODE" (the code of the server's close frame).
+
 tests/http/websocket_peer_tornado.py (Tornado) and websocket_peer.mjs (npm's ws) do the same.
 """
 import asyncio
@@ -69,14 +74,25 @@ async def client(url, compression):
         print("closed", ws.close_code, flush=True)
 
 
+async def wait(url, compression):
+    async with websockets.connect(url, compression=compression, ping_interval=None) as ws:
+        print("open", flush=True)
+        async for _ in ws:
+            pass
+        print("closed", ws.close_code, flush=True)
+
+
 async def main():
     mode = sys.argv[1]
     compression = "deflate" if "--compression" in sys.argv else None
     if mode == "client":
         await client(sys.argv[2], compression)
         return
+    if mode == "wait":
+        await wait(sys.argv[2], compression)
+        return
     if mode != "server":
-        sys.exit("usage: websocket_peer.py server PORT | client URL [--compression]")
+        sys.exit("usage: websocket_peer.py server PORT | client URL | wait URL [--compression]")
     port = int(sys.argv[2])
     async with websockets.serve(handle, "127.0.0.1", port, compression=compression,
                                 max_size=16 << 20, ping_interval=None,

@@ -2,6 +2,7 @@
 
     websocket_peer_tornado.py server PORT [--compression]
     websocket_peer_tornado.py client URL [--compression]
+    websocket_peer_tornado.py wait URL [--compression]
 
 Speaks as tests/http/websocket_peer.py does (its docstring has the commands and the lines
 printed), except that Tornado cannot send a message in fragments, so the client prints no
@@ -90,14 +91,27 @@ async def client(url, compression):
     print("closed", ws.close_code, flush=True)
 
 
+async def wait(url, compression):
+    ws = await tornado.websocket.websocket_connect(
+        url, compression_options={} if compression else None, ping_interval=None)
+    print("open", flush=True)
+    while await ws.read_message() is not None:
+        pass
+    print("closed", ws.close_code, flush=True)
+
+
 async def main():
     mode = sys.argv[1]
     compression = "--compression" in sys.argv
     if mode == "client":
         await client(sys.argv[2], compression)
         return
+    if mode == "wait":
+        await wait(sys.argv[2], compression)
+        return
     if mode != "server":
-        sys.exit("usage: websocket_peer_tornado.py server PORT | client URL [--compression]")
+        sys.exit("usage: websocket_peer_tornado.py server PORT | client URL | wait URL"
+                 " [--compression]")
     port = int(sys.argv[2])
     Echo.compression = compression
     app = tornado.web.Application([(r"/.*", Echo)], websocket_max_message_size=16 << 20)

@@ -92,6 +92,13 @@ inline Process start_ws_peer_client(const WsPeerKind& kind, const std::string& u
   return Process::start(ws_peer_argv(kind, "client", url, compression));
 }
 
+// The peer's client in its "wait" mode: connected to `url`, it prints "open", reads until the
+// server ends the connection, then prints "closed CODE" with the code of the server's close.
+inline Process start_ws_peer_waiter(const WsPeerKind& kind, const std::string& url,
+                                    bool compression) {
+  return Process::start(ws_peer_argv(kind, "wait", url, compression));
+}
+
 // What the peer's client printed after a whole exchange with an echo server that agrees the
 // subprotocol echo.v2.
 inline void expect_ws_client_transcript(const WsPeerKind& kind, const std::string& out) {

@@ -243,6 +243,14 @@ class ServerResponse {
   // than 101 or a field that is not a token and a field value, and the stream's NetError.
   [[nodiscard]] Task<Stream> upgrade(const ResponseHead& head);
 
+  // Runs `hook` once, on the server's loop, when the server's stop() begins while this
+  // request's handler still runs (at once if it has begun already): the chance for an answer
+  // that lasts, an upgraded connection above all, to end itself gracefully before the grace
+  // runs out (a WebSocket closes with 1001, Going Away). The hook must not wait or throw
+  // (spawn a task for what waits). A second call replaces the hook; it is dropped when the
+  // handler returns.
+  void on_server_stop(std::function<void()> hook);
+
   bool headers_sent() const noexcept { return headers_sent_; }
   bool finished() const noexcept { return finished_; }
   // Body bytes written so far (for HEAD, the bytes written and dropped).
@@ -280,8 +288,8 @@ class HttpServer {
 
   // `co_await server.stop(grace)`: stops accepting at once and closes connections idle between
   // requests; requests in flight go on for up to `grace` (no limit if empty) and are answered
-  // with "Connection: close"; whatever still runs then is killed. Returns when every
-  // connection is closed. Idempotent.
+  // with "Connection: close", and their handlers' on_server_stop() hooks run; whatever still
+  // runs then is killed. Returns when every connection is closed. Idempotent.
   [[nodiscard]] Task<void> stop(Timeout grace = {});
 
   // Connections open now, and requests answered since listen() (for tests and monitoring).

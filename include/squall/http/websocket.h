@@ -14,8 +14,10 @@
 // with the code the RFC names (1002, 1007, 1009) and read_message() returns nullopt, as it does
 // once the closing handshake is over or the connection ended without one (close_code()
 // 1006). Text is validated as it arrives, inflated text too, so invalid UTF-8 fails at the frame
-// that holds it. One reader at a time; messages are bounded by max_message_size, inflated ones
-// too, so a peer that sends an endless frame or message costs at most that much.
+// that holds it. One reader at a time (InvalidStateError for a second one, except while close()
+// reads for the peer's close frame: such a read returns nullopt once the connection has
+// ended); messages are bounded by max_message_size, inflated ones too, so a peer that sends an
+// endless frame or message costs at most that much.
 //
 // Writing: write_message() and ping() frame their message and queue it on the stream when they
 // are called, before the task they return runs, so frames leave in call order and a broadcast

@@ -10,7 +10,8 @@
 // check_origin() 403. Then open() runs, then on_message() for each message in turn (each
 // awaited before the next is read), and on_close() once the connection has ended, however it
 // ended (close_code() says how). An exception from open() or on_message() is logged (Error,
-// naming the route) and closes the connection with 1011, as Tornado does.
+// naming the route) and closes the connection with 1011, as Tornado does; a
+// WebSocketClosedError (a write after the close had begun) only ends the message loop.
 //
 // write_message(), ping() and close() may be called from other tasks too (a chat's broadcast):
 // write_message() queues its frame at the call and its task only waits for the connection to
@@ -21,9 +22,13 @@
 // Tornado's defaults: check_origin() accepts a request without Origin and one whose Origin's
 // host and port are the request's Host; select_subprotocol() picks none; compression is off
 // unless compression_options() says otherwise; websocket_options() gives messages of at most
-// 10 MiB, no pings, a 5 s close_timeout. A server stop() counts an open WebSocket as a request
-// in flight: it goes on for the grace period, then the handler is cancelled (on_close() runs,
-// the peer sees the connection end without a close frame).
+// 10 MiB, no pings, a 5 s close_timeout.
+//
+// A server's stop() (HttpServer, Application, HttpWorkers) closes every open WebSocket with
+// 1001, Going Away, as RFC 6455 asks of a server going down, and waits for the closing
+// handshakes as for requests in flight: each ends when the peer answers (on_close() then runs
+// with close_code() 1001) or after close_timeout (1006). A handler still running when the grace
+// ends is cancelled (on_close() runs too).
 //
 // Threads: the handler belongs to its connection's loop.
 #pragma once
@@ -84,6 +89,10 @@ class WebSocketHandler : public RequestHandler {
   WebSocket& websocket();
 
  private:
+  // The opening handshake: true once the connection is open, false when it was refused.
+  Task<bool> accept();
+  // The server's stop() has begun: close with 1001.
+  void going_away();
   Task<void> serve(WebSocket& ws);
   std::optional<WebSocket> ws_;
 };
