@@ -11,8 +11,10 @@
 #include <unordered_map>
 #include <utility>
 
+#include "squall/core/detail/frame_pool.h"
+#include "squall/core/detail/intrusive_list.h"
+#include "squall/core/detail/task_state.h"
 #include "squall/core/error.h"
-#include "squall/core/future.h"
 #include "squall/core/log.h"
 #include "squall/core/loop.h"
 #include "squall/net/net_error.h"
@@ -22,7 +24,6 @@ namespace squall {
 namespace {
 
 using Addresses = std::vector<Address>;
-using Answer = std::shared_ptr<const Addresses>;
 
 // The key a name is cached and overridden under: lower case, without a trailing dot.
 std::string normalize(std::string_view host) {
@@ -130,10 +131,10 @@ class DnsCache {
   explicit DnsCache(size_t capacity) : capacity_(capacity) {}
 
   // The live entry for `name`, now the most recently used; expired entries are dropped.
-  const Entry* find(std::string_view name, TimePoint now) {
+  const Entry* find(std::string_view name) {
     auto it = index_.find(name);
     if (it == index_.end()) return nullptr;
-    if (it->second->expires <= now) {
+    if (it->second->expires <= Clock::now()) {
       auto entry = it->second;
       index_.erase(it);
       lru_.erase(entry);
@@ -143,7 +144,8 @@ class DnsCache {
     return &*it->second;
   }
 
-  void put(const std::string& name, Addresses addresses, int status, TimePoint expires) {
+  // Keeps `addresses` (or the failure `status`) for `name` until `keep_for` from now.
+  void put(const std::string& name, const Addresses& addresses, int status, Duration keep_for) {
     if (capacity_ == 0) return;
     if (auto it = index_.find(name); it != index_.end()) {
       auto entry = it->second;
@@ -154,7 +156,7 @@ class DnsCache {
       index_.erase(lru_.back().name);
       lru_.pop_back();
     }
-    lru_.push_front(Entry{name, std::move(addresses), expires, status});
+    lru_.push_front(Entry{name, addresses, Clock::now() + keep_for, status});
     index_.emplace(lru_.front().name, lru_.begin());
   }
 
@@ -170,15 +172,30 @@ class DnsCache {
   std::unordered_map<std::string_view, std::list<Entry>::iterator> index_;  // views lru_'s names
 };
 
+// The frame pool as an allocator. The in-flight map's nodes come and go in bursts (a crawler's
+// batch of lookups); the pool serves a burst from a free list, where malloc, past the seven
+// blocks per size it caches, walks its bins.
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() = default;
+  template <class U>
+  PoolAllocator(const PoolAllocator<U>&) noexcept {}
+  T* allocate(size_t n) { return static_cast<T*>(detail::pool_allocate(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) noexcept { detail::pool_deallocate(p, n * sizeof(T)); }
+  friend bool operator==(PoolAllocator, PoolAllocator) noexcept { return true; }
+};
+
 }  // namespace
 
-// One name being looked up by c-ares, shared by every caller waiting for it.
+// One name being looked up by c-ares, shared by every caller waiting for it. It is the value of
+// the in-flight map, so the map's node is the query's only allocation; its waiters live in
+// their callers' coroutine frames.
 struct Query {
-  Query(DnsResolver::Impl* owner, std::string name) : owner(owner), name(std::move(name)) {}
+  explicit Query(DnsResolver::Impl* owner) : owner(owner) {}
   DnsResolver::Impl* owner;
-  std::string name;
-  Promise<Answer> promise;
-  Future<Answer> future = promise.future();
+  const std::string* name = nullptr;              // the map's key
+  detail::IntrusiveList<detail::Waiter> waiters;  // every one a DnsResolver::Impl::Lookup
 };
 
 struct DnsResolver::Impl {
@@ -189,7 +206,7 @@ struct DnsResolver::Impl {
   static void on_sock_state(void* data, ares_socket_t fd, int readable, int writable);
   static void on_answer(void* arg, int status, int timeouts, ares_addrinfo* result);
 
-  std::shared_ptr<Query> start(const std::string& name, const std::shared_ptr<Impl>& self);
+  void start(Query& query, const std::shared_ptr<Impl>& self);
   void on_io(int fd, IoEvents events);
   void on_timer();
   void after_process();
@@ -198,27 +215,49 @@ struct DnsResolver::Impl {
   void cancel_all();
   void shutdown();
 
-  // Counts a caller waiting on a query; the last one to leave cancels what is still in flight,
-  // so that an idle resolver holds no socket, handler or timer.
-  class Waiting {
+  // One caller's wait for the answer to a name, in its coroutine frame: it joins the query in
+  // flight for the name, or starts one, and on_answer hands it the addresses or the failure.
+  // It counts as waiting from construction to destruction; the last waiter to go cancels what
+  // is still in flight, so that an idle resolver holds no socket, handler or timer.
+  class Lookup final : public detail::Waiter {
    public:
-    explicit Waiting(Impl& impl) : impl_(impl) { ++impl_.waiting_; }
-    ~Waiting() {
-      if (--impl_.waiting_ == 0 && !impl_.inflight_.empty() && !impl_.processing_)
-        impl_.cancel_all();
+    Lookup(const std::shared_ptr<Impl>& impl, const std::string& name) : impl_(impl), name_(name) {
+      ++impl_->waiting_;
     }
-    Waiting(const Waiting&) = delete;
-    Waiting& operator=(const Waiting&) = delete;
+    ~Lookup() {
+      // A frame destroyed mid-wait (its loop went away) is still in its query's line: it must
+      // leave before cancel_all() answers that query.
+      ListHook<Waiter>::unlink();
+      if (--impl_->waiting_ == 0 && !impl_->inflight_.empty() && !impl_->processing_)
+        impl_->cancel_all();
+    }
+    Lookup(const Lookup&) = delete;
+    Lookup& operator=(const Lookup&) = delete;
+
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> h);
+    // The addresses (port 0); NetError if the lookup failed.
+    Addresses await_resume() {
+      finish();
+      if (status != ARES_SUCCESS) throw lookup_error(name_, status);
+      return std::move(addresses);
+    }
+
+    int status = ARES_SUCCESS;
+    Addresses addresses;
 
    private:
-    Impl& impl_;
+    const std::shared_ptr<Impl>& impl_;  // the resolve() frame's
+    const std::string& name_;
   };
 
   DnsOptions options_;
   Loop* loop_;
   ares_channel channel_ = nullptr;
   DnsCache cache_;
-  std::unordered_map<std::string, std::shared_ptr<Query>> inflight_;
+  std::unordered_map<std::string, Query, std::hash<std::string>, std::equal_to<>,
+                     PoolAllocator<std::pair<const std::string, Query>>>
+      inflight_;
   std::vector<int> watched_;  // descriptors c-ares asked us to watch
   TimerHandle timer_;
   TimePoint timer_at_ = TimePoint::max();
@@ -298,8 +337,9 @@ Task<Addresses> DnsResolver::Impl::resolve(std::shared_ptr<Impl> self, std::stri
   ++impl.stats_.lookups;
   std::string key = normalize(host);
 
-  if (auto it = impl.port_overrides_.find(std::make_pair(key, port));
-      it != impl.port_overrides_.end()) {
+  auto it = impl.port_overrides_.empty() ? impl.port_overrides_.end()
+                                         : impl.port_overrides_.find(std::make_pair(key, port));
+  if (it != impl.port_overrides_.end()) {
     ++impl.stats_.overridden;
     host = it->second.first;
     port = it->second.second;
@@ -319,53 +359,52 @@ Task<Addresses> DnsResolver::Impl::resolve(std::shared_ptr<Impl> self, std::stri
   if (&Loop::current() != impl.loop_)
     throw InvalidStateError("DnsResolver: resolve() called on a loop other than its own");
 
-  if (const DnsCache::Entry* entry = impl.cache_.find(key, Clock::now())) {
+  if (const DnsCache::Entry* entry = impl.cache_.find(key)) {
     ++impl.stats_.cache_hits;
     if (entry->status != ARES_SUCCESS) throw lookup_error(host, entry->status);
     co_return with_port(entry->addresses, port);
   }
 
-  std::shared_ptr<Query> query;
-  if (auto it = impl.inflight_.find(key); it != impl.inflight_.end()) {
-    ++impl.stats_.coalesced;
-    query = it->second;
-  } else {
-    query = impl.start(key, self);
-  }
-  Waiting waiting(impl);
-  Answer answer = co_await query->future;
-  co_return with_port(*answer, port);
+  Addresses addresses = co_await Lookup(self, key);
+  for (Address& a : addresses) a.set_port(port);
+  co_return addresses;
 }
 
-std::shared_ptr<Query> DnsResolver::Impl::start(const std::string& name,
-                                                const std::shared_ptr<Impl>& self) {
-  auto query = std::make_shared<Query>(this, name);
+bool DnsResolver::Impl::Lookup::await_suspend(std::coroutine_handle<> h) {
+  auto [it, fresh] = impl_->inflight_.try_emplace(name_, impl_.get());
+  Query& query = it->second;
+  if (!suspend_in(query.waiters, h)) {  // a kill is pending: this caller does not wait
+    if (fresh) impl_->inflight_.erase(it);
+    return false;
+  }
+  if (fresh) {
+    query.name = &it->first;
+    impl_->start(query, impl_);
+  } else {
+    ++impl_->stats_.coalesced;
+  }
+  return true;
+}
+
+// Called with the query's first waiter in line, so that an answer c-ares gives before it
+// returns (a hosts-file entry) has someone to go to.
+void DnsResolver::Impl::start(Query& query, const std::shared_ptr<Impl>& self) {
   ++stats_.queries;
-  inflight_.emplace(name, query);
   ares_addrinfo_hints hints{};
   hints.ai_family = options_.family;
   hints.ai_socktype = SOCK_STREAM;  // one node per address, not one per socket type
   if (env_hosts_) hints.ai_flags |= ARES_AI_ENVHOSTS;
   processing_ = true;
-  // May answer before it returns (a hosts-file entry): on_answer then completes the query.
-  ares_getaddrinfo(channel_, name.c_str(), nullptr, &hints, &Impl::on_answer, query.get());
+  ares_getaddrinfo(channel_, query.name->c_str(), nullptr, &hints, &Impl::on_answer, &query);
   processing_ = false;
   arm_timer_soon(self);
-  return query;
 }
 
 void DnsResolver::Impl::on_answer(void* arg, int status, int, ares_addrinfo* result) {
   auto* query = static_cast<Query*>(arg);
   Impl& impl = *query->owner;
-  std::shared_ptr<Query> keep;  // the in-flight map's reference, released on return
-  if (auto it = impl.inflight_.find(query->name); it != impl.inflight_.end()) {
-    keep = std::move(it->second);
-    impl.inflight_.erase(it);
-  }
-  TimePoint now = Clock::now();
-
+  Addresses addresses;
   if (status == ARES_SUCCESS) {
-    Addresses addresses;
     int ttl = INT32_MAX;
     for (ares_addrinfo_node* node = result ? result->nodes : nullptr; node; node = node->ai_next) {
       auto address =
@@ -377,22 +416,30 @@ void DnsResolver::Impl::on_answer(void* arg, int status, int, ares_addrinfo* res
       addresses.push_back(*address);
       ttl = std::min(ttl, node->ai_ttl);
     }
-    if (result) ares_freeaddrinfo(result);
-    if (!addresses.empty()) {
-      Duration keep_for =
-          std::min<Duration>(std::chrono::seconds(std::max(ttl, 0)), impl.options_.max_ttl);
-      if (keep_for > Duration::zero()) impl.cache_.put(query->name, addresses, 0, now + keep_for);
-      query->promise.set_value(std::make_shared<const Addresses>(std::move(addresses)));
-      return;
+    Duration keep_for =
+        std::min<Duration>(std::chrono::seconds(std::max(ttl, 0)), impl.options_.max_ttl);
+    if (addresses.empty()) {
+      status = ARES_ENODATA;
+    } else if (keep_for > Duration::zero()) {
+      impl.cache_.put(*query->name, addresses, ARES_SUCCESS, keep_for);
     }
-    status = ARES_ENODATA;
-  } else if (result) {
-    ares_freeaddrinfo(result);
   }
+  if (result) ares_freeaddrinfo(result);
   if ((status == ARES_ENOTFOUND || status == ARES_ENODATA) &&
       impl.options_.negative_ttl > Duration::zero())
-    impl.cache_.put(query->name, {}, status, now + impl.options_.negative_ttl);
-  query->promise.set_exception(std::make_exception_ptr(lookup_error(query->name, status)));
+    impl.cache_.put(*query->name, {}, status, impl.options_.negative_ttl);
+
+  // Every waiter gets its own copy but the last, which takes the answer: one waiter, no copy.
+  while (auto* waiter = static_cast<Lookup*>(query->waiters.pop_front())) {
+    waiter->status = status;
+    if (query->waiters.empty()) {
+      waiter->addresses = std::move(addresses);
+    } else {
+      waiter->addresses = addresses;
+    }
+    waiter->wake();
+  }
+  impl.inflight_.erase(impl.inflight_.find(*query->name));
 }
 
 void DnsResolver::Impl::on_sock_state(void* data, ares_socket_t fd, int readable, int writable) {
