@@ -430,6 +430,24 @@ TEST_F(DnsTest, TheHostsFileIsReadBeforeTheServers) {
   unsetenv("CARES_HOSTS");
 }
 
+TEST_F(DnsTest, ConcurrentLookupsOfAHostsFileNameEachGetItsAddress) {
+  test::TempDir dir;
+  auto hosts = dir.write("hosts", "127.0.0.42 filehost.test\n");
+  ASSERT_EQ(setenv("CARES_HOSTS", hosts.c_str(), 1), 0);
+  auto body = []() -> Task<void> {
+    DnsResolver resolver(options());
+    // c-ares answers from the hosts file before it returns, while the first caller starts it.
+    auto first = spawn(resolver.resolve("filehost.test", 1));
+    auto second = spawn(resolver.resolve("filehost.test", 2));
+    std::vector<Address> got_first = co_await first;
+    std::vector<Address> got_second = co_await second;
+    EXPECT_EQ(texts(got_first), std::vector<std::string>{"127.0.0.42:1"});
+    EXPECT_EQ(texts(got_second), std::vector<std::string>{"127.0.0.42:2"});
+  };
+  run(body());
+  unsetenv("CARES_HOSTS");
+}
+
 TEST_F(DnsTest, KillingTheOnlyLookupCancelsItsQueryAndReleasesItsSocket) {
   SilentServer silent;
   size_t fds = test::open_fds();
@@ -481,6 +499,85 @@ TEST_F(DnsTest, KillingOneOfTwoWaitersLeavesTheOtherItsAnswer) {
     EXPECT_THROW(co_await first, CancelledError);
     std::vector<Address> got = co_await second;
     EXPECT_EQ(texts(got), std::vector<std::string>{"127.0.0.11:2"});
+    EXPECT_EQ(resolver.stats().queries, 1u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, KillingTheMiddleOfThreeWaitersLeavesTheOthersTheirAnswers) {
+  SilentServer silent;
+  auto body = [&silent]() -> Task<void> {
+    DnsOptions o = options();
+    o.servers = {silent.server(), dnsmasq_->server()};  // in flight for 300 ms at least
+    o.timeout = 300ms;
+    DnsResolver resolver(o);
+    auto first = spawn(resolver.resolve("many.test", 1));
+    auto middle = spawn(resolver.resolve("MANY.test.", 2));  // the same name
+    auto last = spawn(resolver.resolve("many.test", 3));
+    co_await sleep(20ms);
+    middle.kill();
+    EXPECT_THROW(co_await middle, CancelledError);
+    std::vector<Address> got_first = co_await first;
+    std::vector<Address> got_last = co_await last;
+    EXPECT_EQ(texts(got_first), std::vector<std::string>{"127.0.0.11:1"});
+    EXPECT_EQ(texts(got_last), std::vector<std::string>{"127.0.0.11:3"});
+    EXPECT_EQ(resolver.stats().queries, 1u);
+    EXPECT_EQ(resolver.stats().coalesced, 2u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, EveryWaiterOfAQueryThatTimesOutGetsTheTimeoutError) {
+  SilentServer silent;
+  auto body = [&silent]() -> Task<void> {
+    DnsOptions o;
+    o.servers = {silent.server()};
+    o.timeout = 50ms;
+    o.tries = 1;
+    DnsResolver resolver(o);
+    auto first = spawn(lookup_error(resolver, "a.test"));
+    auto second = spawn(lookup_error(resolver, "a.test"));
+    expect_resolve_error(co_await first, "a.test", "DNS server did not answer (timeout)");
+    expect_resolve_error(co_await second, "a.test", "DNS server did not answer (timeout)");
+    EXPECT_EQ(resolver.stats().queries, 1u);
+    EXPECT_EQ(resolver.stats().coalesced, 1u);
+    EXPECT_EQ(Loop::current().handler_count(), 0u);
+    EXPECT_EQ(Loop::current().timer_count(), 0u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, ALookupAfterTheQueryForItsNameEndedAsksAgain) {
+  auto body = []() -> Task<void> {
+    DnsOptions o = options();
+    o.cache_size = 0;
+    DnsResolver resolver(o);
+    size_t before = dnsmasq_->queries("A", "other.test");
+    co_await expect_addresses(resolver, "other.test", 1, "127.0.0.12:1");
+    EXPECT_EQ(Loop::current().handler_count(), 0u);  // the query ended: nothing held
+    co_await expect_addresses(resolver, "other.test", 2, "127.0.0.12:2");
+    co_await expect_error(resolver, "nowhere.test", "no such host");
+    co_await expect_error(resolver, "nowhere.test", "no such host");
+    EXPECT_EQ(resolver.stats().queries, 4u);
+    EXPECT_EQ(resolver.stats().coalesced, 0u);
+    EXPECT_EQ(dnsmasq_->queries("A", "other.test"), before + 2);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, ALookupKilledBeforeItWaitsStartsNoQuery) {
+  auto body = []() -> Task<void> {
+    DnsResolver resolver(options());
+    std::optional<TaskHandle<std::vector<Address>>> self;
+    auto killed = [&]() -> Task<std::vector<Address>> {
+      self->kill();  // pending: delivered where the lookup would first wait
+      co_return co_await resolver.resolve("a.test", 1);
+    };
+    self = spawn(killed());
+    EXPECT_THROW(co_await *self, CancelledError);
+    EXPECT_EQ(resolver.stats().queries, 0u);
+    EXPECT_EQ(Loop::current().handler_count(), 0u);
+    co_await expect_addresses(resolver, "a.test", 2, "127.0.0.5:2");  // nothing left in the way
     EXPECT_EQ(resolver.stats().queries, 1u);
   };
   run(body());
