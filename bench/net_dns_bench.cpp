@@ -6,6 +6,9 @@
 // the cases measure what running c-ares on squall's loop costs or saves, not a different
 // resolver. c-ares 1.18 has no cache, so in the repeat case the peer asks the server every
 // time while squall answers from its cache: that case shows what the cache is worth.
+// The peer looks up as c-ares does by default ("fb"), reading /etc/hosts again for every lookup;
+// squall keeps the file parsed and asks c-ares for DNS only. Under callgrind the peer takes 17.7k
+// instructions per lookup of the concurrent uncached case, 11.8k with "b" (DNS only).
 //
 // Benchmarks are named "<case>/<implementation>"; scripts/bench.py pairs them into ratios.
 // `bench_net_dns --batches=squall|c-ares N` instead runs exactly N batches of the concurrent

@@ -145,8 +145,8 @@ void HostsFile::load() {
   if (!fits) names_.clear();
   state_ = fits ? State::Cached : State::TooLarge;
 
-  // A file modified in the last second may be modified again within the same tick of the
-  // file system's clock, leaving its identity as it is now: trust it only once it is older.
+  // A file modified just now may be modified again within the same tick of the file system's
+  // clock, leaving its identity as it is now: trust it only once it is two seconds old.
   timespec wall{};
   clock_gettime(CLOCK_REALTIME, &wall);
   if (wall.tv_sec - st.st_mtim.tv_sec > 1 && wall.tv_sec - st.st_ctim.tv_sec > 1)

@@ -68,9 +68,9 @@ struct NameEqual {
 //
 // The file is parsed on first use and its identity (device, inode, size, modification and change
 // times) checked again on the first find() at least `recheck` after the last check; a changed
-// file is parsed again. A file modified within the second before it was read is read again at the
-// next check whatever its identity says, since a second edit in the same clock tick can leave
-// its times and size as they were. A missing or unreadable file lists nothing. A file whose
+// file is parsed again. A file modified in the two seconds before it was read is read again at
+// the next check whatever its identity says, since a second edit in the same clock tick can
+// leave its times and size as they were. A missing or unreadable file lists nothing. A file whose
 // parse would take more than `memory_limit` bytes is not kept: find() reads it line by line
 // each time instead, as c-ares would.
 class HostsFile {

@@ -15,11 +15,12 @@
 // The hosts file (options.hosts_file, else the file the CARES_HOSTS environment variable named
 // when the resolver was made, else /etc/hosts) is read as c-ares and glibc read it: a name
 // listed there, or an alias, without regard to case, gets the addresses of every line that
-// lists it, in the file's order; other names go to DNS; lines whose address is not a numeric
-// IPv4 or IPv6 address are skipped. The resolver keeps the file parsed and checks it again
-// (stat: device, inode, size, times) at most once per hosts_recheck of the loop's clock, so an
-// edit is seen within a second by default; a missing file lists nothing. A file too large to
-// keep (hosts_memory_limit) is read line by line on every lookup instead, as c-ares does.
+// lists it, in the file's order (c-ares would sort them by RFC 6724); other names go to DNS; lines
+// whose address is not a numeric IPv4 or IPv6 address are skipped. The resolver keeps the file
+// parsed and checks it again (stat: device, inode, size, times) at most once per hosts_recheck of
+// the loop's clock, so an edit is seen within a second by default; a missing file lists nothing. A
+// file too large to keep (hosts_memory_limit) is read line by line on every lookup instead, as
+// c-ares does.
 //
 // c-ares runs on the loop: its sockets are watched by the loop's poller and its retransmission
 // timeouts sit on the loop's timer heap; no thread is started. An idle resolver (no lookup
