@@ -37,6 +37,10 @@ std::optional<Address> Address::from_ip(std::string_view host, uint16_t port) no
   }
   char text[INET6_ADDRSTRLEN + 1];
   if (host.empty() || host.size() >= sizeof text) return std::nullopt;
+  // A host name is turned away without inet_pton: an IPv4 literal ends with a digit and an
+  // IPv6 one has a colon (resolvers ask this of every name they look up).
+  bool digit_last = host.back() >= '0' && host.back() <= '9';
+  if (!digit_last && host.find(':') == std::string_view::npos) return std::nullopt;
   std::memcpy(text, host.data(), host.size());
   text[host.size()] = '\0';
   Address a;

@@ -4,6 +4,7 @@
 #include <ares.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <list>
 #include <map>
@@ -11,8 +12,11 @@
 #include <unordered_map>
 #include <utility>
 
+#include "hosts_file.h"
+#include "squall/core/detail/frame_pool.h"
+#include "squall/core/detail/intrusive_list.h"
+#include "squall/core/detail/task_state.h"
 #include "squall/core/error.h"
-#include "squall/core/future.h"
 #include "squall/core/log.h"
 #include "squall/core/loop.h"
 #include "squall/net/net_error.h"
@@ -22,39 +26,65 @@ namespace squall {
 namespace {
 
 using Addresses = std::vector<Address>;
-using Answer = std::shared_ptr<const Addresses>;
 
-// The key a name is cached and overridden under: lower case, without a trailing dot.
-std::string normalize(std::string_view host) {
+// A name as the cache, the override map, the hosts file and the in-flight map key it: lower
+// case, without a trailing dot, with its name_hash and whether DNS can ask for it.
+struct Name {
+  std::string key;
+  uint64_t hash = detail::kNameHashSeed;
+  bool valid = false;
+  detail::NameKey view() const { return {key, hash}; }
+};
+
+// Each byte of a name lower-cased, and whether DNS can ask for it: letters, digits, '-', '_'
+// and the '.' between labels.
+struct NameByte {
+  char lower;
+  bool invalid;
+};
+constexpr std::array<NameByte, 256> kNameBytes = [] {
+  std::array<NameByte, 256> bytes{};
+  for (int c = 0; c < 256; ++c) {
+    bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    bool ok = letter || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    bytes[c] = {static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c), !ok};
+  }
+  return bytes;
+}();
+
+// Lower-cases, hashes and checks `host` in one pass. Valid: labels of 1 to 63 bytes, 253 bytes
+// in all, what DNS can ask for. Anything else would only produce a query no server answers (or
+// a bounded-memory hole: the name is a key of the cache and the in-flight map).
+Name normalize(std::string_view host) {
   if (host.size() > 1 && host.back() == '.') host.remove_suffix(1);
-  std::string key(host);
-  for (char& c : key)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return key;
+  Name name;
+  name.key.resize(host.size());
+  // Locals, not name's members: a store through a char* could alias them.
+  char* out = name.key.data();
+  uint64_t hash = detail::kNameHashSeed;
+  bool bad = host.empty() || host.size() > 253;
+  size_t label_start = 0;
+  for (size_t i = 0; i < host.size(); ++i) {
+    NameByte byte = kNameBytes[static_cast<unsigned char>(host[i])];
+    bad |= byte.invalid;
+    out[i] = byte.lower;
+    hash = detail::name_hash_step(hash, byte.lower);
+    if (byte.lower == '.') {
+      bad |= i == label_start || i - label_start > 63;
+      label_start = i + 1;
+    }
+  }
+  size_t end = host.size();
+  bad |= end == label_start || end - label_start > 63;
+  name.hash = hash;
+  name.valid = !bad;
+  return name;
 }
 
 bool ends_with_label(std::string_view name, std::string_view label) {
   if (name == label) return true;
   return name.size() > label.size() && name.ends_with(label) &&
          name[name.size() - label.size() - 1] == '.';
-}
-
-// Letters, digits, '-' and '_' in labels of 1 to 63 bytes, 253 bytes in all: what DNS can ask
-// for. Anything else would only produce a query no server answers (or a bounded-memory hole:
-// the name is a key of the cache and the in-flight map).
-bool valid_name(std::string_view name) {
-  if (name.empty() || name.size() > 253) return false;
-  size_t label = 0;
-  for (char c : name) {
-    if (c == '.') {
-      if (label == 0) return false;
-      label = 0;
-      continue;
-    }
-    bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-    if (!ok || ++label > 63) return false;
-  }
-  return label > 0;
 }
 
 // The detail of a failed lookup, from the c-ares status.
@@ -130,10 +160,10 @@ class DnsCache {
   explicit DnsCache(size_t capacity) : capacity_(capacity) {}
 
   // The live entry for `name`, now the most recently used; expired entries are dropped.
-  const Entry* find(std::string_view name, TimePoint now) {
+  const Entry* find(const detail::NameKey& name) {
     auto it = index_.find(name);
     if (it == index_.end()) return nullptr;
-    if (it->second->expires <= now) {
+    if (it->second->expires <= Clock::now()) {
       auto entry = it->second;
       index_.erase(it);
       lru_.erase(entry);
@@ -143,7 +173,8 @@ class DnsCache {
     return &*it->second;
   }
 
-  void put(const std::string& name, Addresses addresses, int status, TimePoint expires) {
+  // Keeps `addresses` (or the failure `status`) for `name` until `keep_for` from now.
+  void put(const detail::NameKey& name, const Addresses& addresses, int status, Duration keep_for) {
     if (capacity_ == 0) return;
     if (auto it = index_.find(name); it != index_.end()) {
       auto entry = it->second;
@@ -151,11 +182,11 @@ class DnsCache {
       lru_.erase(entry);
     }
     while (lru_.size() >= capacity_) {
-      index_.erase(lru_.back().name);
+      index_.erase(index_.find(std::string_view(lru_.back().name)));
       lru_.pop_back();
     }
-    lru_.push_front(Entry{name, std::move(addresses), expires, status});
-    index_.emplace(lru_.front().name, lru_.begin());
+    lru_.push_front(Entry{std::string(name.name), addresses, Clock::now() + keep_for, status});
+    index_.emplace(detail::NameKey{lru_.front().name, name.hash}, lru_.begin());
   }
 
   void clear() {
@@ -167,18 +198,36 @@ class DnsCache {
  private:
   size_t capacity_;
   std::list<Entry> lru_;  // most recently used first
-  std::unordered_map<std::string_view, std::list<Entry>::iterator> index_;  // views lru_'s names
+  // Views lru_'s names.
+  std::unordered_map<detail::NameKey, std::list<Entry>::iterator, detail::NameHash,
+                     detail::NameEqual>
+      index_;
+};
+
+// The frame pool as an allocator. The in-flight map's nodes come and go in bursts (a crawler's
+// batch of lookups); the pool serves a burst from a free list, where malloc, past the seven
+// blocks per size it caches, walks its bins.
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() = default;
+  template <class U>
+  PoolAllocator(const PoolAllocator<U>&) noexcept {}
+  T* allocate(size_t n) { return static_cast<T*>(detail::pool_allocate(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) noexcept { detail::pool_deallocate(p, n * sizeof(T)); }
+  friend bool operator==(PoolAllocator, PoolAllocator) noexcept { return true; }
 };
 
 }  // namespace
 
-// One name being looked up by c-ares, shared by every caller waiting for it.
+// One name being looked up by c-ares, shared by every caller waiting for it. It is the value of
+// the in-flight map, so the map's node is the query's only allocation; its waiters live in
+// their callers' coroutine frames.
 struct Query {
-  Query(DnsResolver::Impl* owner, std::string name) : owner(owner), name(std::move(name)) {}
+  explicit Query(DnsResolver::Impl* owner) : owner(owner) {}
   DnsResolver::Impl* owner;
-  std::string name;
-  Promise<Answer> promise;
-  Future<Answer> future = promise.future();
+  const detail::OwnedNameKey* name = nullptr;     // the map's key
+  detail::IntrusiveList<detail::Waiter> waiters;  // every one a DnsResolver::Impl::Lookup
 };
 
 struct DnsResolver::Impl {
@@ -189,7 +238,7 @@ struct DnsResolver::Impl {
   static void on_sock_state(void* data, ares_socket_t fd, int readable, int writable);
   static void on_answer(void* arg, int status, int timeouts, ares_addrinfo* result);
 
-  std::shared_ptr<Query> start(const std::string& name, const std::shared_ptr<Impl>& self);
+  void start(Query& query, const std::shared_ptr<Impl>& self);
   void on_io(int fd, IoEvents events);
   void on_timer();
   void after_process();
@@ -198,32 +247,54 @@ struct DnsResolver::Impl {
   void cancel_all();
   void shutdown();
 
-  // Counts a caller waiting on a query; the last one to leave cancels what is still in flight,
-  // so that an idle resolver holds no socket, handler or timer.
-  class Waiting {
+  // One caller's wait for the answer to a name, in its coroutine frame: it joins the query in
+  // flight for the name, or starts one, and on_answer hands it the addresses or the failure.
+  // It counts as waiting from construction to destruction; the last waiter to go cancels what
+  // is still in flight, so that an idle resolver holds no socket, handler or timer.
+  class Lookup final : public detail::Waiter {
    public:
-    explicit Waiting(Impl& impl) : impl_(impl) { ++impl_.waiting_; }
-    ~Waiting() {
-      if (--impl_.waiting_ == 0 && !impl_.inflight_.empty() && !impl_.processing_)
-        impl_.cancel_all();
+    Lookup(const std::shared_ptr<Impl>& impl, const Name& name) : impl_(impl), name_(name) {
+      ++impl_->waiting_;
     }
-    Waiting(const Waiting&) = delete;
-    Waiting& operator=(const Waiting&) = delete;
+    ~Lookup() {
+      // A frame destroyed mid-wait (its loop went away) is still in its query's line: it must
+      // leave before cancel_all() answers that query.
+      ListHook<Waiter>::unlink();
+      if (--impl_->waiting_ == 0 && !impl_->inflight_.empty() && !impl_->processing_)
+        impl_->cancel_all();
+    }
+    Lookup(const Lookup&) = delete;
+    Lookup& operator=(const Lookup&) = delete;
+
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> h);
+    // The addresses (port 0); NetError if the lookup failed.
+    Addresses await_resume() {
+      finish();
+      if (status != ARES_SUCCESS) throw lookup_error(name_.key, status);
+      return std::move(addresses);
+    }
+
+    int status = ARES_SUCCESS;
+    Addresses addresses;
 
    private:
-    Impl& impl_;
+    const std::shared_ptr<Impl>& impl_;  // the resolve() frame's
+    const Name& name_;
   };
 
   DnsOptions options_;
   Loop* loop_;
   ares_channel channel_ = nullptr;
   DnsCache cache_;
-  std::unordered_map<std::string, std::shared_ptr<Query>> inflight_;
+  detail::HostsFile hosts_;
+  std::unordered_map<detail::OwnedNameKey, Query, detail::NameHash, detail::NameEqual,
+                     PoolAllocator<std::pair<const detail::OwnedNameKey, Query>>>
+      inflight_;
   std::vector<int> watched_;  // descriptors c-ares asked us to watch
   TimerHandle timer_;
   TimePoint timer_at_ = TimePoint::max();
   bool arm_queued_ = false;  // an arm_timer() is queued on the loop
-  bool env_hosts_ = false;   // CARES_HOSTS was set when the resolver was made
   size_t waiting_ = 0;
   bool processing_ = false;  // inside a c-ares call that may run callbacks
   DnsStats stats_;
@@ -231,8 +302,31 @@ struct DnsResolver::Impl {
   std::map<std::pair<std::string, uint16_t>, std::pair<std::string, uint16_t>> port_overrides_;
 };
 
+namespace {
+
+detail::HostsFile::Options hosts_options(const DnsOptions& options) {
+  detail::HostsFile::Options o;
+  if (!options.hosts_file.empty()) {
+    o.path = options.hosts_file;
+  } else if (const char* env = getenv("CARES_HOSTS"); env && *env) {
+    o.path = env;
+  } else {
+    o.path = "/etc/hosts";
+  }
+  o.family = options.family;
+  o.max_addresses = options.max_addresses;
+  o.memory_limit = options.hosts_memory_limit;
+  o.recheck = options.hosts_recheck;
+  return o;
+}
+
+}  // namespace
+
 DnsResolver::Impl::Impl(const DnsOptions& options)
-    : options_(options), loop_(&Loop::current()), cache_(options.cache_size) {
+    : options_(options),
+      loop_(&Loop::current()),
+      cache_(options.cache_size),
+      hosts_(hosts_options(options)) {
   if (options.tries < 1) throw InvalidArgumentError("DnsOptions.tries must be at least 1");
   if (options.timeout <= Duration::zero())
     throw InvalidArgumentError("DnsOptions.timeout must be positive");
@@ -258,9 +352,8 @@ DnsResolver::Impl::Impl(const DnsOptions& options)
   ao.tries = options.tries;
   ao.sock_state_cb = &Impl::on_sock_state;
   ao.sock_state_cb_data = this;
-  // c-ares reads CARES_HOSTS only when asked to, and then insists that it is set.
-  env_hosts_ = getenv("CARES_HOSTS") != nullptr;
-  char lookups[] = "fb";  // the hosts file, then DNS (c-ares copies it)
+  // DNS only: the hosts file is hosts_'s (c-ares 1.18 would read it again for every lookup).
+  char lookups[] = "b";  // c-ares copies it
   ao.lookups = lookups;
   ao.domains = nullptr;
   ao.ndomains = 0;  // no search list
@@ -296,76 +389,84 @@ Task<Addresses> DnsResolver::Impl::resolve(std::shared_ptr<Impl> self, std::stri
                                            uint16_t port) {
   Impl& impl = *self;
   ++impl.stats_.lookups;
-  std::string key = normalize(host);
+  Name name = normalize(host);
 
-  if (auto it = impl.port_overrides_.find(std::make_pair(key, port));
-      it != impl.port_overrides_.end()) {
+  auto it = impl.port_overrides_.empty()
+                ? impl.port_overrides_.end()
+                : impl.port_overrides_.find(std::make_pair(name.key, port));
+  if (it != impl.port_overrides_.end()) {
     ++impl.stats_.overridden;
     host = it->second.first;
     port = it->second.second;
-    key = normalize(host);
-  } else if (auto it2 = impl.host_overrides_.find(key); it2 != impl.host_overrides_.end()) {
+    name = normalize(host);
+  } else if (auto it2 = impl.host_overrides_.empty() ? impl.host_overrides_.end()
+                                                     : impl.host_overrides_.find(name.key);
+             it2 != impl.host_overrides_.end()) {
     ++impl.stats_.overridden;
     host = it2->second;
-    key = normalize(host);
+    name = normalize(host);
   }
 
   if (auto literal = Address::from_ip(host, port)) co_return Addresses{*literal};
-  if (ends_with_label(key, "localhost"))
+  if (ends_with_label(name.key, "localhost"))
     co_return Addresses{Address::ipv6_loopback(port), Address::ipv4_loopback(port)};
-  if (ends_with_label(key, "invalid")) throw lookup_error(host, ARES_ENOTFOUND);
-  if (!valid_name(key)) throw lookup_error(host, "not a valid host name");
+  if (ends_with_label(name.key, "invalid")) throw lookup_error(host, ARES_ENOTFOUND);
+  if (!name.valid) throw lookup_error(host, "not a valid host name");
   if (!impl.channel_) throw lookup_error(host, ARES_EDESTRUCTION);
   if (&Loop::current() != impl.loop_)
     throw InvalidStateError("DnsResolver: resolve() called on a loop other than its own");
 
-  if (const DnsCache::Entry* entry = impl.cache_.find(key, Clock::now())) {
+  if (const Addresses* listed = impl.hosts_.find(name.view(), Loop::time())) {
+    ++impl.stats_.hosts_file;
+    co_return with_port(*listed, port);
+  }
+  if (const DnsCache::Entry* entry = impl.cache_.find(name.view())) {
     ++impl.stats_.cache_hits;
     if (entry->status != ARES_SUCCESS) throw lookup_error(host, entry->status);
     co_return with_port(entry->addresses, port);
   }
 
-  std::shared_ptr<Query> query;
-  if (auto it = impl.inflight_.find(key); it != impl.inflight_.end()) {
-    ++impl.stats_.coalesced;
-    query = it->second;
-  } else {
-    query = impl.start(key, self);
-  }
-  Waiting waiting(impl);
-  Answer answer = co_await query->future;
-  co_return with_port(*answer, port);
+  Addresses addresses = co_await Lookup(self, name);
+  for (Address& a : addresses) a.set_port(port);
+  co_return addresses;
 }
 
-std::shared_ptr<Query> DnsResolver::Impl::start(const std::string& name,
-                                                const std::shared_ptr<Impl>& self) {
-  auto query = std::make_shared<Query>(this, name);
+bool DnsResolver::Impl::Lookup::await_suspend(std::coroutine_handle<> h) {
+  auto [it, fresh] =
+      impl_->inflight_.try_emplace(detail::OwnedNameKey{name_.key, name_.hash}, impl_.get());
+  Query& query = it->second;
+  if (!suspend_in(query.waiters, h)) {  // a kill is pending: this caller does not wait
+    if (fresh) impl_->inflight_.erase(it);
+    return false;
+  }
+  if (fresh) {
+    query.name = &it->first;
+    impl_->start(query, impl_);
+  } else {
+    ++impl_->stats_.coalesced;
+  }
+  return true;
+}
+
+// Called with the query's first waiter in line, so that an answer c-ares gives before it
+// returns (a failure to send, say) has someone to go to.
+void DnsResolver::Impl::start(Query& query, const std::shared_ptr<Impl>& self) {
   ++stats_.queries;
-  inflight_.emplace(name, query);
   ares_addrinfo_hints hints{};
   hints.ai_family = options_.family;
   hints.ai_socktype = SOCK_STREAM;  // one node per address, not one per socket type
-  if (env_hosts_) hints.ai_flags |= ARES_AI_ENVHOSTS;
   processing_ = true;
-  // May answer before it returns (a hosts-file entry): on_answer then completes the query.
-  ares_getaddrinfo(channel_, name.c_str(), nullptr, &hints, &Impl::on_answer, query.get());
+  ares_getaddrinfo(channel_, query.name->name.c_str(), nullptr, &hints, &Impl::on_answer, &query);
   processing_ = false;
   arm_timer_soon(self);
-  return query;
 }
 
 void DnsResolver::Impl::on_answer(void* arg, int status, int, ares_addrinfo* result) {
   auto* query = static_cast<Query*>(arg);
   Impl& impl = *query->owner;
-  std::shared_ptr<Query> keep;  // the in-flight map's reference, released on return
-  if (auto it = impl.inflight_.find(query->name); it != impl.inflight_.end()) {
-    keep = std::move(it->second);
-    impl.inflight_.erase(it);
-  }
-  TimePoint now = Clock::now();
-
+  detail::NameKey key{query->name->name, query->name->hash};
+  Addresses addresses;
   if (status == ARES_SUCCESS) {
-    Addresses addresses;
     int ttl = INT32_MAX;
     for (ares_addrinfo_node* node = result ? result->nodes : nullptr; node; node = node->ai_next) {
       auto address =
@@ -377,22 +478,30 @@ void DnsResolver::Impl::on_answer(void* arg, int status, int, ares_addrinfo* res
       addresses.push_back(*address);
       ttl = std::min(ttl, node->ai_ttl);
     }
-    if (result) ares_freeaddrinfo(result);
-    if (!addresses.empty()) {
-      Duration keep_for =
-          std::min<Duration>(std::chrono::seconds(std::max(ttl, 0)), impl.options_.max_ttl);
-      if (keep_for > Duration::zero()) impl.cache_.put(query->name, addresses, 0, now + keep_for);
-      query->promise.set_value(std::make_shared<const Addresses>(std::move(addresses)));
-      return;
+    Duration keep_for =
+        std::min<Duration>(std::chrono::seconds(std::max(ttl, 0)), impl.options_.max_ttl);
+    if (addresses.empty()) {
+      status = ARES_ENODATA;
+    } else if (keep_for > Duration::zero()) {
+      impl.cache_.put(key, addresses, ARES_SUCCESS, keep_for);
     }
-    status = ARES_ENODATA;
-  } else if (result) {
-    ares_freeaddrinfo(result);
   }
+  if (result) ares_freeaddrinfo(result);
   if ((status == ARES_ENOTFOUND || status == ARES_ENODATA) &&
       impl.options_.negative_ttl > Duration::zero())
-    impl.cache_.put(query->name, {}, status, now + impl.options_.negative_ttl);
-  query->promise.set_exception(std::make_exception_ptr(lookup_error(query->name, status)));
+    impl.cache_.put(key, {}, status, impl.options_.negative_ttl);
+
+  // Every waiter gets its own copy but the last, which takes the answer: one waiter, no copy.
+  while (auto* waiter = static_cast<Lookup*>(query->waiters.pop_front())) {
+    waiter->status = status;
+    if (query->waiters.empty()) {
+      waiter->addresses = std::move(addresses);
+    } else {
+      waiter->addresses = addresses;
+    }
+    waiter->wake();
+  }
+  impl.inflight_.erase(impl.inflight_.find(key));
 }
 
 void DnsResolver::Impl::on_sock_state(void* data, ares_socket_t fd, int readable, int writable) {
@@ -501,20 +610,20 @@ Task<Addresses> DnsResolver::resolve(std::string host, uint16_t port) {
 }
 
 void DnsResolver::add_override(std::string host, std::string target) {
-  impl_->host_overrides_[normalize(host)] = std::move(target);
+  impl_->host_overrides_[normalize(host).key] = std::move(target);
 }
 
 void DnsResolver::add_override(std::string host, uint16_t port, std::string target,
                                uint16_t target_port) {
-  impl_->port_overrides_[{normalize(host), port}] = {std::move(target), target_port};
+  impl_->port_overrides_[{normalize(host).key, port}] = {std::move(target), target_port};
 }
 
 void DnsResolver::remove_override(std::string_view host) {
-  impl_->host_overrides_.erase(normalize(host));
+  impl_->host_overrides_.erase(normalize(host).key);
 }
 
 void DnsResolver::remove_override(std::string_view host, uint16_t port) {
-  impl_->port_overrides_.erase({normalize(host), port});
+  impl_->port_overrides_.erase({normalize(host).key, port});
 }
 
 void DnsResolver::clear_overrides() {

@@ -1,5 +1,6 @@
 // DnsResolver against a real DNS server (dnsmasq on loopback, started here): answers, errors,
-// the cache, coalescing, the override map, the hosts file, and kills mid-lookup.
+// the cache, coalescing, the override map, the hosts file (its parse, re-checks and fallback),
+// and kills mid-lookup.
 #include "squall/net/dns.h"
 
 #include <arpa/inet.h>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,6 +100,13 @@ class DnsTest : public test::LoopTest {
     o.servers = {dnsmasq_->server()};
     o.timeout = 1s;
     o.tries = 2;
+    return o;
+  }
+  // The suite's options with `hosts` as the hosts file, checked before every lookup.
+  static DnsOptions with_hosts(const std::filesystem::path& hosts) {
+    DnsOptions o = options();
+    o.hosts_file = hosts.string();
+    o.hosts_recheck = Duration::zero();
     return o;
   }
   static Dnsmasq* dnsmasq_;
@@ -413,21 +422,188 @@ TEST_F(DnsTest, LiteralsLocalhostAndInvalidNamesNeedNoQuery) {
   run(body());
 }
 
-TEST_F(DnsTest, TheHostsFileIsReadBeforeTheServers) {
+TEST_F(DnsTest, ANameInTheHostsFileIsAnsweredFromItWithoutAQuery) {
   test::TempDir dir;
   auto hosts = dir.write("hosts", "# test hosts\n127.0.0.42 filehost.test\n127.0.0.43 a.test\n");
+  auto body = [&hosts]() -> Task<void> {
+    DnsResolver resolver(with_hosts(hosts));
+    size_t before = dnsmasq_->queries("A", "a.test");
+    co_await expect_addresses(resolver, "filehost.test", 1, "127.0.0.42:1");
+    co_await expect_addresses(resolver, "a.test", 2, "127.0.0.43:2");  // before DNS's 127.0.0.5
+    co_await expect_addresses(resolver, "filehost.test", 3, "127.0.0.42:3");
+    EXPECT_EQ(resolver.stats().hosts_file, 3u);
+    EXPECT_EQ(resolver.stats().queries, 0u);
+    EXPECT_EQ(resolver.cache_entries(), 0u);  // the file is its own cache
+    EXPECT_EQ(dnsmasq_->queries("A", "a.test"), before);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, ANameTheHostsFileDoesNotListGoesToTheServer) {
+  test::TempDir dir;
+  auto hosts = dir.write("hosts", "127.0.0.42 filehost.test\n");
+  auto body = [&hosts]() -> Task<void> {
+    DnsResolver resolver(with_hosts(hosts));
+    size_t before = dnsmasq_->queries("A", "other.test");
+    co_await expect_addresses(resolver, "other.test", 1, "127.0.0.12:1");
+    co_await expect_error(resolver, "nowhere.test", "no such host");
+    EXPECT_EQ(resolver.stats().queries, 2u);
+    EXPECT_EQ(resolver.stats().hosts_file, 0u);
+    EXPECT_EQ(dnsmasq_->queries("A", "other.test"), before + 1);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, AliasesInTheHostsFileMatchWithoutRegardToCaseAndCommentsAreIgnored) {
+  test::TempDir dir;
+  auto hosts = dir.write("hosts",
+                         "127.0.0.44 Main.Test alias.test\tOTHER-alias.test # gone.test\n"
+                         "  127.0.0.45\tspaced.test#tight.test\n");
+  auto body = [&hosts]() -> Task<void> {
+    DnsResolver resolver(with_hosts(hosts));
+    co_await expect_addresses(resolver, "main.test", 1, "127.0.0.44:1");
+    co_await expect_addresses(resolver, "ALIAS.test.", 2, "127.0.0.44:2");
+    co_await expect_addresses(resolver, "other-alias.TEST", 3, "127.0.0.44:3");
+    co_await expect_addresses(resolver, "spaced.test", 4, "127.0.0.45:4");
+    EXPECT_EQ(resolver.stats().queries, 0u);
+    co_await expect_error(resolver, "gone.test", "no such host");  // a comment: DNS's answer
+    co_await expect_error(resolver, "tight.test", "no such host");
+    EXPECT_EQ(resolver.stats().queries, 2u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, ANameOnSeveralHostsLinesGetsEveryAddressInTheFilesOrderOfItsFamily) {
+  test::TempDir dir;
+  auto hosts = dir.write("hosts",
+                         "fd00::44 multi.test\n127.0.0.46 multi.test\n127.0.0.46 multi.test\n"
+                         "fd00::47 a.test\n");
+  auto body = [&hosts]() -> Task<void> {
+    DnsResolver both(with_hosts(hosts));
+    co_await expect_addresses(both, "multi.test", 1, "[fd00::44]:1 127.0.0.46:1");
+    DnsOptions o = with_hosts(hosts);
+    o.family = AF_INET;
+    DnsResolver v4(o);
+    co_await expect_addresses(v4, "multi.test", 1, "127.0.0.46:1");
+    // The file has no IPv4 address for a.test: DNS has.
+    co_await expect_addresses(v4, "a.test", 1, "127.0.0.5:1");
+    EXPECT_EQ(v4.stats().queries, 1u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, MalformedHostsLinesAreSkipped) {
+  test::TempDir dir;
+  auto hosts = dir.write("hosts",
+                         "bogus broken.test\n999.0.0.1 broken.test\n127.1 broken.test\n"
+                         "[::1] broken.test\n127.0.0.48\n\n   \n#\n"
+                         "127.0.0.49 good.test");  // the last line has no newline
+  auto body = [&hosts]() -> Task<void> {
+    DnsResolver resolver(with_hosts(hosts));
+    co_await expect_addresses(resolver, "good.test", 1, "127.0.0.49:1");
+    co_await expect_error(resolver, "broken.test", "no such host");
+    EXPECT_EQ(resolver.stats().hosts_file, 1u);
+    EXPECT_EQ(resolver.stats().queries, 1u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, AnEditToTheHostsFileIsSeenAtTheNextCheck) {
+  test::TempDir dir;
+  auto hosts = dir.write("hosts", "127.0.0.42 filehost.test\n");
+  auto body = [&dir, &hosts]() -> Task<void> {
+    DnsResolver resolver(with_hosts(hosts));  // checked before every lookup
+    co_await expect_addresses(resolver, "filehost.test", 1, "127.0.0.42:1");
+    dir.write("hosts", "127.0.0.43 filehost.test\n");  // the same size, written at once
+    co_await expect_addresses(resolver, "filehost.test", 1, "127.0.0.43:1");
+    dir.write("hosts", "127.0.0.43 filehost.test\n127.0.0.50 a.test\n");
+    co_await expect_addresses(resolver, "a.test", 1, "127.0.0.50:1");
+    dir.write("hosts", "127.0.0.43 filehost.test\n");
+    co_await expect_addresses(resolver, "a.test", 1, "127.0.0.5:1");  // DNS again
+    EXPECT_EQ(resolver.stats().queries, 1u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, AnEditToTheHostsFileIsNotReadBeforeTheRecheckInterval) {
+  test::TempDir dir;
+  auto hosts = dir.write("hosts", "127.0.0.42 filehost.test\n");
+  auto body = [&dir, &hosts]() -> Task<void> {
+    DnsOptions o = with_hosts(hosts);
+    o.hosts_recheck = std::chrono::hours(1);
+    DnsResolver resolver(o);
+    co_await expect_addresses(resolver, "filehost.test", 1, "127.0.0.42:1");
+    dir.write("hosts", "127.0.0.43 filehost.test\n");
+    co_await expect_addresses(resolver, "filehost.test", 1, "127.0.0.42:1");  // as parsed
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, AHostsFileThatDisappearsListsNothingUntilItComesBack) {
+  test::TempDir dir;
+  auto hosts = dir.write("hosts", "127.0.0.42 filehost.test\n127.0.0.43 a.test\n");
+  auto body = [&dir, &hosts]() -> Task<void> {
+    DnsResolver resolver(with_hosts(hosts));
+    co_await expect_addresses(resolver, "a.test", 1, "127.0.0.43:1");
+    std::filesystem::remove(hosts);
+    co_await expect_addresses(resolver, "a.test", 1, "127.0.0.5:1");
+    co_await expect_error(resolver, "filehost.test", "no such host");
+    dir.write("hosts", "127.0.0.42 filehost.test\n");
+    co_await expect_addresses(resolver, "filehost.test", 1, "127.0.0.42:1");
+    EXPECT_EQ(resolver.stats().queries, 2u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, AHostsFileOverTheMemoryLimitIsReadLineByLineOnEveryLookup) {
+  test::TempDir dir;
+  auto hosts = dir.write("hosts", "127.0.0.42 filehost.test\n127.0.0.43 A.test alias.test\n");
+  auto body = [&dir, &hosts]() -> Task<void> {
+    DnsOptions o = with_hosts(hosts);
+    o.hosts_memory_limit = 100;  // the file fits, its parse does not
+    o.hosts_recheck = std::chrono::hours(1);
+    DnsResolver resolver(o);
+    co_await expect_addresses(resolver, "filehost.test", 1, "127.0.0.42:1");
+    co_await expect_addresses(resolver, "alias.test", 1, "127.0.0.43:1");
+    dir.write("hosts", "127.0.0.44 a.test\n");  // read again whatever the interval
+    co_await expect_addresses(resolver, "a.test", 1, "127.0.0.44:1");
+    co_await expect_error(resolver, "filehost.test", "no such host");
+    o.hosts_memory_limit = 10;  // nor does the file itself
+    DnsResolver tiny(o);
+    co_await expect_addresses(tiny, "a.test", 1, "127.0.0.44:1");
+    EXPECT_EQ(resolver.stats().queries, 1u);
+    EXPECT_EQ(tiny.stats().queries, 0u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, CaresHostsNamesTheHostsFileWhenTheOptionsNameNone) {
+  test::TempDir dir;
+  auto hosts = dir.write("hosts", "127.0.0.42 filehost.test\n");
   ASSERT_EQ(setenv("CARES_HOSTS", hosts.c_str(), 1), 0);
   auto body = []() -> Task<void> {
     DnsResolver resolver(options());
     co_await expect_addresses(resolver, "filehost.test", 1, "127.0.0.42:1");
-    co_await expect_addresses(resolver, "a.test", 1, "127.0.0.43:1");
-    // The hosts file gives no TTL: its answers are read again each time, never cached.
-    co_await resolver.resolve("filehost.test", 1);
-    EXPECT_EQ(resolver.stats().queries, 3u);
-    EXPECT_EQ(resolver.cache_entries(), 0u);
+    EXPECT_EQ(resolver.stats().queries, 0u);
   };
   run(body());
   unsetenv("CARES_HOSTS");
+}
+
+TEST_F(DnsTest, ConcurrentLookupsOfAHostsFileNameEachGetItsAddress) {
+  test::TempDir dir;
+  auto hosts = dir.write("hosts", "127.0.0.42 filehost.test\n");
+  auto body = [&hosts]() -> Task<void> {
+    DnsResolver resolver(with_hosts(hosts));
+    auto first = spawn(resolver.resolve("filehost.test", 1));
+    auto second = spawn(resolver.resolve("filehost.test", 2));
+    std::vector<Address> got_first = co_await first;
+    std::vector<Address> got_second = co_await second;
+    EXPECT_EQ(texts(got_first), std::vector<std::string>{"127.0.0.42:1"});
+    EXPECT_EQ(texts(got_second), std::vector<std::string>{"127.0.0.42:2"});
+    EXPECT_EQ(resolver.stats().hosts_file, 2u);
+  };
+  run(body());
 }
 
 TEST_F(DnsTest, KillingTheOnlyLookupCancelsItsQueryAndReleasesItsSocket) {
@@ -481,6 +657,85 @@ TEST_F(DnsTest, KillingOneOfTwoWaitersLeavesTheOtherItsAnswer) {
     EXPECT_THROW(co_await first, CancelledError);
     std::vector<Address> got = co_await second;
     EXPECT_EQ(texts(got), std::vector<std::string>{"127.0.0.11:2"});
+    EXPECT_EQ(resolver.stats().queries, 1u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, KillingTheMiddleOfThreeWaitersLeavesTheOthersTheirAnswers) {
+  SilentServer silent;
+  auto body = [&silent]() -> Task<void> {
+    DnsOptions o = options();
+    o.servers = {silent.server(), dnsmasq_->server()};  // in flight for 300 ms at least
+    o.timeout = 300ms;
+    DnsResolver resolver(o);
+    auto first = spawn(resolver.resolve("many.test", 1));
+    auto middle = spawn(resolver.resolve("MANY.test.", 2));  // the same name
+    auto last = spawn(resolver.resolve("many.test", 3));
+    co_await sleep(20ms);
+    middle.kill();
+    EXPECT_THROW(co_await middle, CancelledError);
+    std::vector<Address> got_first = co_await first;
+    std::vector<Address> got_last = co_await last;
+    EXPECT_EQ(texts(got_first), std::vector<std::string>{"127.0.0.11:1"});
+    EXPECT_EQ(texts(got_last), std::vector<std::string>{"127.0.0.11:3"});
+    EXPECT_EQ(resolver.stats().queries, 1u);
+    EXPECT_EQ(resolver.stats().coalesced, 2u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, EveryWaiterOfAQueryThatTimesOutGetsTheTimeoutError) {
+  SilentServer silent;
+  auto body = [&silent]() -> Task<void> {
+    DnsOptions o;
+    o.servers = {silent.server()};
+    o.timeout = 50ms;
+    o.tries = 1;
+    DnsResolver resolver(o);
+    auto first = spawn(lookup_error(resolver, "a.test"));
+    auto second = spawn(lookup_error(resolver, "a.test"));
+    expect_resolve_error(co_await first, "a.test", "DNS server did not answer (timeout)");
+    expect_resolve_error(co_await second, "a.test", "DNS server did not answer (timeout)");
+    EXPECT_EQ(resolver.stats().queries, 1u);
+    EXPECT_EQ(resolver.stats().coalesced, 1u);
+    EXPECT_EQ(Loop::current().handler_count(), 0u);
+    EXPECT_EQ(Loop::current().timer_count(), 0u);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, ALookupAfterTheQueryForItsNameEndedAsksAgain) {
+  auto body = []() -> Task<void> {
+    DnsOptions o = options();
+    o.cache_size = 0;
+    DnsResolver resolver(o);
+    size_t before = dnsmasq_->queries("A", "other.test");
+    co_await expect_addresses(resolver, "other.test", 1, "127.0.0.12:1");
+    EXPECT_EQ(Loop::current().handler_count(), 0u);  // the query ended: nothing held
+    co_await expect_addresses(resolver, "other.test", 2, "127.0.0.12:2");
+    co_await expect_error(resolver, "nowhere.test", "no such host");
+    co_await expect_error(resolver, "nowhere.test", "no such host");
+    EXPECT_EQ(resolver.stats().queries, 4u);
+    EXPECT_EQ(resolver.stats().coalesced, 0u);
+    EXPECT_EQ(dnsmasq_->queries("A", "other.test"), before + 2);
+  };
+  run(body());
+}
+
+TEST_F(DnsTest, ALookupKilledBeforeItWaitsStartsNoQuery) {
+  auto body = []() -> Task<void> {
+    DnsResolver resolver(options());
+    std::optional<TaskHandle<std::vector<Address>>> self;
+    auto killed = [&]() -> Task<std::vector<Address>> {
+      self->kill();  // pending: delivered where the lookup would first wait
+      co_return co_await resolver.resolve("a.test", 1);
+    };
+    self = spawn(killed());
+    EXPECT_THROW(co_await *self, CancelledError);
+    EXPECT_EQ(resolver.stats().queries, 0u);
+    EXPECT_EQ(Loop::current().handler_count(), 0u);
+    co_await expect_addresses(resolver, "a.test", 2, "127.0.0.5:2");  // nothing left in the way
     EXPECT_EQ(resolver.stats().queries, 1u);
   };
   run(body());

@@ -9,19 +9,28 @@
 //
 // A lookup goes through, in order: the override map (a host:port entry, then a host entry);
 // IP literals (answered at once); the names RFC 6761 reserves ("localhost" and "*.localhost"
-// are the loopback addresses, "*.invalid" does not exist); the cache; then c-ares, which reads
-// the hosts file (/etc/hosts, or the file that the CARES_HOSTS environment variable named when
-// the resolver was made) and then asks the DNS servers for A and AAAA records.
+// are the loopback addresses, "*.invalid" does not exist); the hosts file; the cache; then
+// c-ares, which asks the DNS servers for A and AAAA records.
+//
+// The hosts file (options.hosts_file, else the file the CARES_HOSTS environment variable named
+// when the resolver was made, else /etc/hosts) is read as c-ares and glibc read it: a name
+// listed there, or an alias, without regard to case, gets the addresses of every line that
+// lists it, in the file's order (c-ares would sort them by RFC 6724); other names go to DNS; lines
+// whose address is not a numeric IPv4 or IPv6 address are skipped. The resolver keeps the file
+// parsed and checks it again (stat: device, inode, size, times) at most once per hosts_recheck of
+// the loop's clock, so an edit is seen within a second by default; a missing file lists nothing. A
+// file too large to keep (hosts_memory_limit) is read line by line on every lookup instead, as
+// c-ares does.
 //
 // c-ares runs on the loop: its sockets are watched by the loop's poller and its retransmission
 // timeouts sit on the loop's timer heap; no thread is started. An idle resolver (no lookup
 // waiting) holds no socket, handler or timer, so a resolver may outlive the tests and loops
 // that used it.
 //
-// The cache keeps answers for their DNS TTL (capped at max_ttl; hosts-file answers, which carry
-// no TTL, are not kept), "no such host" and "no address" answers for negative_ttl, and at most
-// cache_size names, dropping the least recently used. Concurrent lookups of one name share one
-// query. Names are compared without regard to case or a trailing dot.
+// The cache keeps answers for their DNS TTL (capped at max_ttl; hosts-file answers are not
+// cached but come from the parsed file), "no such host" and "no address" answers for negative_ttl,
+// and at most cache_size names, dropping the least recently used. Concurrent lookups of one name
+// share one query. Names are compared without regard to case or a trailing dot.
 //
 // Search domains from resolv.conf are not applied: the names a crawler or HTTP client meets
 // are fully qualified, and trying "www.example.com.corp.internal" first costs a round trip.
@@ -63,15 +72,24 @@ struct DnsOptions {
   int family = AF_UNSPEC;
   // Ask over TCP only, never UDP (c-ares falls back to TCP by itself for truncated answers).
   bool tcp = false;
+  // The hosts file; empty: $CARES_HOSTS if set, else /etc/hosts.
+  std::string hosts_file;
+  // How often, at most, the hosts file is checked for a change (by the loop's clock). Zero:
+  // before every lookup that reaches it.
+  Duration hosts_recheck = std::chrono::seconds(1);
+  // The most memory the parsed hosts file may take (estimated: 128 bytes a name and its text,
+  // 128 an address); a larger file is not kept but read again on every lookup.
+  size_t hosts_memory_limit = size_t{16} << 20;
 };
 
 // Counters since the resolver was made; clear_cache() leaves them as they are.
 struct DnsStats {
   uint64_t lookups = 0;     // resolve() calls
   uint64_t overridden = 0;  // lookups the override map redirected
+  uint64_t hosts_file = 0;  // answered from the hosts file
   uint64_t cache_hits = 0;  // answered from the cache (negative answers included)
   uint64_t coalesced = 0;   // joined a query already in flight for the same name
-  uint64_t queries = 0;     // lookups handed to c-ares (hosts file, then DNS)
+  uint64_t queries = 0;     // lookups handed to c-ares (DNS)
 };
 
 class DnsResolver final : public Resolver {
