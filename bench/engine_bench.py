@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The engine suite: the task store at scale.
+"""The engine suite: the task store at scale, and a handler project beside a Scrapy spider.
 
 build/<tree>/bench/engine_scale inserts --tasks active tasks into one project through the
 scheduler (batches of 10,000, a commit after each), dispatches --dispatch of them to a fetcher
@@ -9,15 +9,79 @@ dispatches, and the seconds to the first dispatch after the restart. pyspider's 
 peer these figures answer (8 GB at 13 M tasks, hours to restart), does not run on Python 3.11,
 so the cases carry squall's figure alone.
 
+The project part generates the crawl suite's site (scripts/gensite.py, --site-pages pages) and
+serves it with nginx pinned to core 1, then runs, pinned to core 0, concurrency 64 each:
+  squall    build/<tree>/bench/engine_project: a Handler whose callback extracts the title
+            (css "title::text") and the links (css "a", resolved) and follows those beneath the
+            site's root, with the engine's SQLite store and JSON lines export
+  scrapy    bench/engine_scrapy.py: a Spider doing the same with response.css, exporting its
+            items as JSON lines (capped at --scrapy-pages, about 50 pages/s)
+Reported per crawler: pages/s, CPU microseconds (user + system) per page, peak RSS. Both parse
+with libxml2 (parsel uses lxml), so the parse is a floor that neither goes below.
+
 Run by scripts/bench.py (`make bench SUITE=engine`) as
-    python3 bench/engine_bench.py --build build/release [--tasks N]
+    python3 bench/engine_bench.py --build build/release [--tasks N] [--only scale,project]
 """
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # importing crawl_bench leaves no __pycache__ in bench/
+import crawl_bench  # noqa: E402
+from peerlib import BenchError, free_port, stop  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def log(message):
+    print(f"engine bench: {message}", file=sys.stderr, flush=True)
+
+
+def project_part(build, pages, scrapy_pages):
+    """The handler project and the Scrapy spider on one generated site: {name: figures}."""
+    tool = os.path.abspath(os.path.join(build, "bench", "engine_project"))
+    if not os.path.exists(tool):
+        sys.exit(f"engine bench: {tool} is missing; build the engine_project target")
+    work = tempfile.mkdtemp(prefix="squall-engine-bench-", dir=crawl_bench.scratch_dir())
+    nginx = None
+    results = {}
+    try:
+        site = os.path.join(work, "site")
+        port = free_port()
+        base = f"http://127.0.0.1:{port}/"
+        log(f"generating a {pages}-page site")
+        subprocess.run([sys.executable, crawl_bench.GENSITE, "--out", site, "--origin",
+                        base.rstrip("/"), "--pages", str(pages)], check=True)
+        nginx = crawl_bench.start_nginx(work, site, port)
+        log("crawling with squall's handler project")
+        run = crawl_bench.Run("squall", [tool, base, "--store", os.path.join(work, "p.db"),
+                                         "--jsonl", os.path.join(work, "p.jsonl"),
+                                         "--concurrency", "64"], work, limit=600)
+        if run.status != 0:
+            raise BenchError(f"engine_project exited with {run.status}:\n{run.stderr[-2000:]}")
+        results["squall"] = crawl_bench.figures(run, run.last_json()["pages"])
+        log(f"squall: {json.dumps(results['squall'])}")
+        log("crawling with Scrapy")
+        run = crawl_bench.Run("scrapy", [crawl_bench.DEBIAN_PYTHON,
+                                         os.path.join(HERE, "engine_scrapy.py"), base,
+                                         "--jsonl", os.path.join(work, "s.jsonl"),
+                                         "--concurrency", "64", "--max-pages",
+                                         str(scrapy_pages)], work, limit=600)
+        if run.status != 0:
+            raise BenchError(f"engine_scrapy.py exited with {run.status}:\n{run.stderr[-2000:]}")
+        results["scrapy"] = crawl_bench.figures(run, run.last_json()["responses"])
+        log(f"scrapy: {json.dumps(results['scrapy'])}")
+    except BenchError as e:
+        sys.exit(f"engine bench: {e}")
+    finally:
+        if nginx is not None:
+            stop(nginx)
+        shutil.rmtree(work, ignore_errors=True)
+    return results
 
 
 def main():
@@ -25,7 +89,28 @@ def main():
     ap.add_argument("--build", default="build/release", help="the release build tree")
     ap.add_argument("--tasks", type=int, default=10_000_000)
     ap.add_argument("--dispatch", type=int, default=1_000_000)
+    ap.add_argument("--site-pages", type=int, default=20_000,
+                    help="pages in the project part's generated site")
+    ap.add_argument("--scrapy-pages", type=int, default=2_000, help="Scrapy's cap")
+    ap.add_argument("--only", default="scale,project", help="the parts to run")
     args = ap.parse_args()
+    parts = set(args.only.split(","))
+    cases = []
+    if "project" in parts:
+        results = project_part(args.build, args.site_pages, args.scrapy_pages)
+        title = (f"handler project extracting title and links with selectors, "
+                 f"{args.site_pages}-page site, concurrency 64")
+        cases += [
+            {"case": title, "unit": "pages/s", "higher_is_better": True,
+             "values": {k: v["pages/s"] for k, v in results.items()}},
+            {"case": title + ", CPU", "unit": "CPU us per page", "higher_is_better": False,
+             "values": {k: v["cpu us/page"] for k, v in results.items()}},
+            {"case": title + ", memory", "unit": "peak RSS MiB", "higher_is_better": False,
+             "values": {k: v["rss"] for k, v in results.items()}},
+        ]
+    if "scale" not in parts:
+        print(json.dumps(cases, indent=1))
+        return
     tool = os.path.abspath(os.path.join(args.build, "bench", "engine_scale"))
     if not os.path.exists(tool):
         sys.exit(f"engine bench: {tool} is missing; build the engine_scale target")
@@ -36,7 +121,7 @@ def main():
                              check=True, stdout=subprocess.PIPE, text=True).stdout
     r = json.loads(out)
     n = f"{args.tasks / 1e6:g} M active tasks"
-    print(json.dumps([
+    print(json.dumps(cases + [
         {"case": f"task store, {n}: inserts (batched)", "unit": "tasks/s",
          "higher_is_better": True, "values": {"squall": r["insert_per_s"]}},
         {"case": f"task store, {n}: dispatch to an instant fetcher", "unit": "tasks/s",
