@@ -12,6 +12,7 @@
 #include "squall/core/detail/task_state.h"
 #include "squall/core/error.h"
 #include "squall/core/log.h"
+#include "squall/core/loop_local.h"
 
 namespace squall {
 
@@ -99,6 +100,8 @@ Loop::~Loop() {
   // Frames first: their awaiters unregister from the timers and lists below.
   while (detail::TaskState* task = tasks_.front()) task->abandon();
   ready_.clear();
+  // The layers' per-loop objects (loop_local.h), while timers and descriptors can still go.
+  detail::destroy_loop_locals(*this);
   while (detail::TimerEntry* t = timers_.top()) {
     timers_.pop();
     if (auto* cb = dynamic_cast<detail::CallbackTimer*>(t)) cb->unref();

@@ -1,9 +1,8 @@
 // HttpClient: the request queue, the hops of a fetch and its redirects.
 #include "squall/http/client.h"
 
-#include <unordered_map>
-
 #include "client_internal.h"
+#include "squall/core/loop_local.h"
 #include "squall/http/cookie_jar.h"
 #include "squall/http/decode.h"
 #include "squall/http/redirect.h"
@@ -201,28 +200,28 @@ bool is_foreign(std::exception_ptr e, TimePoint hop_deadline) {
 
 namespace {
 
-struct Registry {
-  ClientOptions configured;
-  std::unordered_map<Loop*, std::unique_ptr<HttpClient>> clients;
-};
-
-Registry& registry() {
-  thread_local Registry r;
-  return r;
+// The options configure() set for this thread's shared clients.
+ClientOptions& configured() {
+  thread_local ClientOptions options;
+  return options;
 }
+
+// A loop's shared client, destroyed with the loop.
+struct SharedClient {
+  std::unique_ptr<HttpClient> client;
+};
 
 }  // namespace
 
 HttpClient& HttpClient::shared() {
   Loop& loop = Loop::current();
-  Registry& reg = registry();
-  auto& slot = reg.clients[&loop];
-  if (!slot || slot->closed()) slot = std::make_unique<HttpClient>(reg.configured, loop);
+  std::unique_ptr<HttpClient>& slot = loop_local<SharedClient>(loop).client;
+  if (!slot || slot->closed()) slot = std::make_unique<HttpClient>(configured(), loop);
   return *slot;
 }
 
 void HttpClient::configure(ClientOptions options) {
-  registry().configured = std::move(options);
+  configured() = std::move(options);
 }
 
 HttpClient::HttpClient(ClientOptions options, Loop& loop)
