@@ -153,6 +153,20 @@ def crawl_squall(squall, base, work, expected):
     return figures(run, len(urls))
 
 
+def serve_site(work, pages):
+    """Generates a `pages`-page site in `work` and serves it with nginx on a free port:
+    (base URL, the nginx process, the site's expected.json)."""
+    site = os.path.join(work, "site")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}/"
+    log(f"generating a {pages}-page site")
+    subprocess.run([sys.executable, GENSITE, "--out", site, "--origin", base.rstrip("/"),
+                    "--pages", str(pages)], check=True)
+    with open(os.path.join(site, "expected.json")) as f:
+        expected = json.load(f)
+    return base, start_nginx(work, site, port), expected
+
+
 def check_reachable(urls, expected):
     want, got = set(expected), set(urls)
     if len(urls) != len(got):
@@ -223,16 +237,9 @@ def main():
     nginx = None
     results = {}
     try:
-        site = os.path.join(work, "site")
-        port = free_port()
-        base = f"http://127.0.0.1:{port}/"
-        log(f"generating a {args.pages}-page site")
-        subprocess.run([sys.executable, GENSITE, "--out", site, "--origin", base.rstrip("/"),
-                        "--pages", str(args.pages)], check=True)
-        with open(os.path.join(site, "expected.json")) as f:
-            expected = json.load(f)["without_robots"]
+        base, nginx, site = serve_site(work, args.pages)
+        expected = site["without_robots"]
         log(f"{len(expected)} URLs reachable from {base}")
-        nginx = start_nginx(work, site, port)
         for name in only:
             log(f"crawling with {name}")
             if name == "squall":

@@ -31,6 +31,24 @@ class SiteSpider(CrawlSpider):
         super().__init__(*args, **kwargs)
 
 
+def settings(concurrency, max_pages):
+    """The settings both Scrapy peers run with: no robots.txt, `concurrency` requests in flight
+    to one site, no delay or throttling, CLOSESPIDER_PAGECOUNT `max_pages` (0: none), quiet."""
+    return {
+        "ROBOTSTXT_OBEY": False,
+        "CONCURRENT_REQUESTS": concurrency,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
+        "CONCURRENT_REQUESTS_PER_IP": 0,
+        "DOWNLOAD_DELAY": 0,
+        "RANDOMIZE_DOWNLOAD_DELAY": False,
+        "AUTOTHROTTLE_ENABLED": False,
+        "CLOSESPIDER_PAGECOUNT": max_pages,
+        "LOG_LEVEL": "ERROR",
+        "TELNETCONSOLE_ENABLED": False,
+        "ITEM_PIPELINES": {},
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("base", help="the root URL; only links beneath it are followed")
@@ -38,19 +56,7 @@ def main():
     ap.add_argument("--max-pages", type=int, default=0, help="0: no limit")
     args = ap.parse_args()
 
-    process = CrawlerProcess(settings={
-        "ROBOTSTXT_OBEY": False,
-        "CONCURRENT_REQUESTS": args.concurrency,
-        "CONCURRENT_REQUESTS_PER_DOMAIN": args.concurrency,
-        "CONCURRENT_REQUESTS_PER_IP": 0,
-        "DOWNLOAD_DELAY": 0,
-        "RANDOMIZE_DOWNLOAD_DELAY": False,
-        "AUTOTHROTTLE_ENABLED": False,
-        "CLOSESPIDER_PAGECOUNT": args.max_pages,
-        "LOG_LEVEL": "ERROR",
-        "TELNETCONSOLE_ENABLED": False,
-        "ITEM_PIPELINES": {},
-    })
+    process = CrawlerProcess(settings=settings(args.concurrency, args.max_pages))
     crawler = process.create_crawler(SiteSpider)
     start = time.monotonic()
     process.crawl(crawler, base=args.base)

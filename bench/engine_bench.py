@@ -32,7 +32,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # importing crawl_bench leaves no __pycache__ in bench/
 import crawl_bench  # noqa: E402
-from peerlib import BenchError, free_port, stop  # noqa: E402
+from peerlib import BenchError, stop  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -50,13 +50,7 @@ def project_part(build, pages, scrapy_pages):
     nginx = None
     results = {}
     try:
-        site = os.path.join(work, "site")
-        port = free_port()
-        base = f"http://127.0.0.1:{port}/"
-        log(f"generating a {pages}-page site")
-        subprocess.run([sys.executable, crawl_bench.GENSITE, "--out", site, "--origin",
-                        base.rstrip("/"), "--pages", str(pages)], check=True)
-        nginx = crawl_bench.start_nginx(work, site, port)
+        base, nginx, _ = crawl_bench.serve_site(work, pages)
         log("crawling with squall's handler project")
         run = crawl_bench.Run("squall", [tool, base, "--store", os.path.join(work, "p.db"),
                                          "--jsonl", os.path.join(work, "p.jsonl"),

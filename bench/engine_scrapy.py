@@ -14,11 +14,15 @@ Debian's python3-scrapy: run it with /usr/bin/python3.
 """
 import argparse
 import json
+import sys
 import time
 
-import scrapy
-from scrapy.crawler import CrawlerProcess
-from scrapy.http import HtmlResponse
+sys.dont_write_bytecode = True  # importing crawl_scrapy leaves no __pycache__ in bench/
+import crawl_scrapy  # noqa: E402
+
+import scrapy  # noqa: E402
+from scrapy.crawler import CrawlerProcess  # noqa: E402
+from scrapy.http import HtmlResponse  # noqa: E402
 
 
 class TitleSpider(scrapy.Spider):
@@ -47,20 +51,9 @@ def main():
     ap.add_argument("--max-pages", type=int, default=0, help="0: no limit")
     args = ap.parse_args()
 
-    process = CrawlerProcess(settings={
-        "ROBOTSTXT_OBEY": False,
-        "RETRY_ENABLED": False,
-        "CONCURRENT_REQUESTS": args.concurrency,
-        "CONCURRENT_REQUESTS_PER_DOMAIN": args.concurrency,
-        "CONCURRENT_REQUESTS_PER_IP": 0,
-        "DOWNLOAD_DELAY": 0,
-        "RANDOMIZE_DOWNLOAD_DELAY": False,
-        "AUTOTHROTTLE_ENABLED": False,
-        "CLOSESPIDER_PAGECOUNT": args.max_pages,
-        "LOG_LEVEL": "ERROR",
-        "TELNETCONSOLE_ENABLED": False,
-        "FEEDS": {args.jsonl: {"format": "jsonlines"}},
-    })
+    process = CrawlerProcess(settings={**crawl_scrapy.settings(args.concurrency, args.max_pages),
+                                       "RETRY_ENABLED": False,
+                                       "FEEDS": {args.jsonl: {"format": "jsonlines"}}})
     crawler = process.create_crawler(TitleSpider)
     start = time.monotonic()
     process.crawl(crawler, base=args.base)
