@@ -3,7 +3,7 @@
 // with response.css.
 //
 //   build/release/bench/engine_project http://127.0.0.1:8080/ --store s.db --jsonl r.jsonl
-//       [--concurrency 64] [--max-pages N]
+//       [--concurrency 64] [--max-pages N] [--extract selectors|links]
 //
 // The failure pause is off and every task gets no retries (pyspider's would retry a 404 after 30 s,
 // 1 h, ...: Scrapy's spider gives up on one at once). Each page's callback returns {url, title}
@@ -24,17 +24,18 @@ namespace {
 
 class SiteProject : public Handler {
  public:
-  SiteProject(std::string base, long max_pages)
+  SiteProject(std::string base, long max_pages, bool selectors)
       : Handler("site"), base_(std::move(base)), max_pages_(max_pages) {
     crawl_config = {{"retries", 0}};  // a 404 is final here, as it is to Scrapy
-    callback("page", [this](Response& r) -> std::optional<json> {
+    callback("page", [this, selectors](Response& r) -> std::optional<json> {
+      if (!selectors) {
+        for (const std::string& href : r.links()) follow(href);
+        return json{{"url", r.url}};
+      }
       for (const Url& link : r.css("a").links()) {
         std::string href(link.href());
         if (size_t hash = href.find('#'); hash != std::string::npos) href.resize(hash);
-        if (!href.starts_with(base_)) continue;
-        if (max_pages_ > 0 && followed_ >= max_pages_) break;
-        ++followed_;
-        crawl(href, {{"callback", "page"}});
+        follow(href);
       }
       return json{{"url", r.url}, {"title", r.css("title::text").get()}};
     });
@@ -42,6 +43,13 @@ class SiteProject : public Handler {
   void on_start() override { crawl(base_, {{"callback", "page"}}); }
 
  private:
+  void follow(const std::string& href) {
+    if (!href.starts_with(base_)) return;
+    if (max_pages_ > 0 && followed_ >= max_pages_) return;
+    ++followed_;
+    crawl(href, {{"callback", "page"}});
+  }
+
   std::string base_;
   long max_pages_;
   long followed_ = 1;  // the start page
@@ -53,7 +61,7 @@ int main(int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-') {
     std::fprintf(stderr,
                  "usage: engine_project BASE_URL [--store FILE] [--jsonl FILE] "
-                 "[--concurrency N] [--max-pages N]\n");
+                 "[--concurrency N] [--max-pages N] [--extract selectors|links]\n");
     return 2;
   }
   EngineOptions options;
@@ -61,9 +69,12 @@ int main(int argc, char** argv) {
   options.fresh = true;
   options.concurrency = 64;
   long max_pages = 0;
+  bool selectors = true;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "--store")
+    if (flag == "--extract")
+      selectors = std::string(argv[i + 1]) != "links";
+    else if (flag == "--store")
       options.store = argv[i + 1];
     else if (flag == "--jsonl")
       options.jsonl = argv[i + 1];
@@ -79,7 +90,7 @@ int main(int argc, char** argv) {
   options.queue_size = options.concurrency * 2;
   options.fetcher.obey_robots = false;
   options.scheduler.pause.failures = 0;  // the site's runs of broken links are no outage
-  SiteProject project(argv[1], max_pages);
+  SiteProject project(argv[1], max_pages, selectors);
   Loop loop;
   Engine engine(options);
   engine.add_project(project);

@@ -239,13 +239,8 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
   t.schedule = TaskSchedule::from_json(schedule);
 
   // The URL: resolved against the current response, params appended.
-  std::string target(url);
-  if (base_url_) {
-    UrlResult base = Url::parse(*base_url_);
-    if (base) {
-      if (UrlResult resolved = Url::parse(url, &*base)) target = std::string(resolved->href());
-    }
-  }
+  UrlResult parsed = Url::parse(url, base_url_);
+  std::string target = parsed ? std::string(parsed->href()) : std::string(url);
   if (auto params = t.fetch.find("params"); params != t.fetch.end()) {
     std::string query = form_encode(*params);
     if (!query.empty()) {
@@ -253,6 +248,7 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
       std::string fragment = hash == std::string::npos ? "" : target.substr(hash);
       if (hash != std::string::npos) target.resize(hash);
       target += (target.find('?') == std::string::npos ? "?" : "&") + query + fragment;
+      parsed = Url::parse(target);
     }
     t.fetch.erase("params");
   }
@@ -262,8 +258,7 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
   } else if (data != t.fetch.end() && !t.fetch.contains("method")) {
     t.fetch["method"] = "POST";
   }
-  if (UrlResult parsed = Url::parse(target);
-      parsed && (parsed->is_http() || parsed->scheme() == "data")) {
+  if (parsed && (parsed->is_http() || parsed->scheme() == "data")) {
     t.url = std::string(parsed->href());
   } else {
     // Kept as given, marked bad with the reason: it can never be fetched.
@@ -279,12 +274,17 @@ void Handler::collect(const CrawlTask* current, const std::string* base_url,
                       const std::function<void()>& fn, Output& out) {
   Output* saved_out = std::exchange(out_, &out);
   const CrawlTask* saved_task = std::exchange(current_, current);
-  const std::string* saved_base = std::exchange(base_url_, base_url);
+  // The response's URL, parsed once for every crawl() the callback makes.
+  std::optional<Url> base;
+  if (base_url) {
+    if (UrlResult r = Url::parse(*base_url)) base = std::move(*r);
+  }
+  const Url* saved_base = std::exchange(base_url_, base ? &*base : nullptr);
   struct Restore {
     Handler* h;
     Output* o;
     const CrawlTask* t;
-    const std::string* b;
+    const Url* b;
     ~Restore() {
       h->out_ = o;
       h->current_ = t;

@@ -131,6 +131,8 @@ ProcessOutput Processor::process(const Dispatch& d, FetchResult fetched) {
                   {"messages", produced.messages.size()},
                   {"logs", joined_logs(produced.logs)},
                   {"exception", exception.empty() ? json() : json(exception)}};
+  // The start of the body is kept for a task that failed, to see why; a success keeps none.
+  if (ok) fetch_track.erase("content");
   out.status = StatusPack::of(
       d, ok, json{{"fetch", std::move(fetch_track)}, {"process", std::move(process)}});
   return out;

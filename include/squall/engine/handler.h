@@ -171,7 +171,7 @@ class Handler {
   std::vector<CronJob> cron_jobs_;
   Output* out_ = nullptr;
   const CrawlTask* current_ = nullptr;
-  const std::string* base_url_ = nullptr;
+  const Url* base_url_ = nullptr;  // the response's, while a callback runs
 };
 
 }  // namespace squall

@@ -9,7 +9,8 @@
 // send_message to on_message, "_on_cronjob" runs the every() jobs due at its tick (one that
 // throws fails the task, and the others still run), "on_finished" runs on_finished. The status
 // pack's track records what the fetch and the callback did: {fetch: FetchResult::track(), process:
-// {ok, time, follows, messages, exception, logs}}. A callback that throws, a missing callback, a
+// {ok, time, follows, messages, exception, logs}}, the fetch's `content` (the body's first 1000
+// bytes) only when the task failed, to see why. A callback that throws, a missing callback, a
 // non-2xx response (unless the callback catches status code errors) or a callback over its time
 // limit make the status not ok, and the scheduler's retry rules take over; follows asked for before
 // the failure are still sent, as pyspider sends them. A 304 to a conditional request is ok and
