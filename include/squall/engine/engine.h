@@ -23,6 +23,9 @@
 // - Each project starts with its on_start task (pyspider's), run once per start; when no
 //   project has anything left, each gets its on_finished, and then run() returns (with
 //   exit_when_done; otherwise it waits for more until stop()).
+// - A project's every() jobs (cron.h) run while the engine does: at each due tick its
+//   _on_cronjob task goes straight to the fetcher, never stored. With exit_when_done the engine
+//   still ends once the projects are idle, so a project of periodic jobs runs with it off.
 #pragma once
 
 #include <cstdint>
