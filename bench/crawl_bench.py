@@ -167,6 +167,18 @@ def serve_site(work, pages):
     return base, start_nginx(work, site, port), expected
 
 
+def crawl_cases(title, results):
+    """The cases bench.py prints for crawlers' figures (figures()): pages/s, CPU, memory."""
+    return [
+        {"case": title, "unit": "pages/s", "higher_is_better": True,
+         "values": {k: v["pages/s"] for k, v in results.items()}},
+        {"case": title + ", CPU", "unit": "CPU us per page", "higher_is_better": False,
+         "values": {k: v["cpu us/page"] for k, v in results.items()}},
+        {"case": title + ", memory", "unit": "peak RSS MiB", "higher_is_better": False,
+         "values": {k: v["rss"] for k, v in results.items()}},
+    ]
+
+
 def check_reachable(urls, expected):
     want, got = set(expected), set(urls)
     if len(urls) != len(got):
@@ -258,15 +270,7 @@ def main():
             stop(nginx)
         shutil.rmtree(work, ignore_errors=True)
 
-    title = f"crawl a {args.pages}-page site on loopback, concurrency 64"
-    cases = [
-        {"case": title, "unit": "pages/s", "higher_is_better": True,
-         "values": {k: v["pages/s"] for k, v in results.items()}},
-        {"case": title + ", CPU", "unit": "CPU us per page", "higher_is_better": False,
-         "values": {k: v["cpu us/page"] for k, v in results.items()}},
-        {"case": title + ", memory", "unit": "peak RSS MiB", "higher_is_better": False,
-         "values": {k: v["rss"] for k, v in results.items()}},
-    ]
+    cases = crawl_cases(f"crawl a {args.pages}-page site on loopback, concurrency 64", results)
     print(json.dumps(cases, indent=1))
 
 

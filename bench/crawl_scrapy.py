@@ -49,6 +49,16 @@ def settings(concurrency, max_pages):
     }
 
 
+def run(spider, settings, base):
+    """Crawls from `base` with `spider` to its end: (seconds, Scrapy's stats)."""
+    process = CrawlerProcess(settings=settings)
+    crawler = process.create_crawler(spider)
+    start = time.monotonic()
+    process.crawl(crawler, base=base)
+    process.start()
+    return time.monotonic() - start, crawler.stats.get_stats()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("base", help="the root URL; only links beneath it are followed")
@@ -56,13 +66,7 @@ def main():
     ap.add_argument("--max-pages", type=int, default=0, help="0: no limit")
     args = ap.parse_args()
 
-    process = CrawlerProcess(settings=settings(args.concurrency, args.max_pages))
-    crawler = process.create_crawler(SiteSpider)
-    start = time.monotonic()
-    process.crawl(crawler, base=args.base)
-    process.start()
-    seconds = time.monotonic() - start
-    stats = crawler.stats.get_stats()
+    seconds, stats = run(SiteSpider, settings(args.concurrency, args.max_pages), args.base)
     print(json.dumps({"responses": stats.get("response_received_count", 0),
                       "seconds": round(seconds, 3),
                       "finish_reason": stats.get("finish_reason")}))

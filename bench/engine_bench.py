@@ -92,16 +92,9 @@ def main():
     cases = []
     if "project" in parts:
         results = project_part(args.build, args.site_pages, args.scrapy_pages)
-        title = (f"handler project extracting title and links with selectors, "
-                 f"{args.site_pages}-page site, concurrency 64")
-        cases += [
-            {"case": title, "unit": "pages/s", "higher_is_better": True,
-             "values": {k: v["pages/s"] for k, v in results.items()}},
-            {"case": title + ", CPU", "unit": "CPU us per page", "higher_is_better": False,
-             "values": {k: v["cpu us/page"] for k, v in results.items()}},
-            {"case": title + ", memory", "unit": "peak RSS MiB", "higher_is_better": False,
-             "values": {k: v["rss"] for k, v in results.items()}},
-        ]
+        cases += crawl_bench.crawl_cases(
+            f"handler project extracting title and links with selectors, "
+            f"{args.site_pages}-page site, concurrency 64", results)
     if "scale" not in parts:
         print(json.dumps(cases, indent=1))
         return

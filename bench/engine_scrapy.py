@@ -15,13 +15,11 @@ Debian's python3-scrapy: run it with /usr/bin/python3.
 import argparse
 import json
 import sys
-import time
 
 sys.dont_write_bytecode = True  # importing crawl_scrapy leaves no __pycache__ in bench/
 import crawl_scrapy  # noqa: E402
 
 import scrapy  # noqa: E402
-from scrapy.crawler import CrawlerProcess  # noqa: E402
 from scrapy.http import HtmlResponse  # noqa: E402
 
 
@@ -51,15 +49,10 @@ def main():
     ap.add_argument("--max-pages", type=int, default=0, help="0: no limit")
     args = ap.parse_args()
 
-    process = CrawlerProcess(settings={**crawl_scrapy.settings(args.concurrency, args.max_pages),
-                                       "RETRY_ENABLED": False,
-                                       "FEEDS": {args.jsonl: {"format": "jsonlines"}}})
-    crawler = process.create_crawler(TitleSpider)
-    start = time.monotonic()
-    process.crawl(crawler, base=args.base)
-    process.start()
-    seconds = time.monotonic() - start
-    stats = crawler.stats.get_stats()
+    seconds, stats = crawl_scrapy.run(
+        TitleSpider, {**crawl_scrapy.settings(args.concurrency, args.max_pages),
+                      "RETRY_ENABLED": False, "FEEDS": {args.jsonl: {"format": "jsonlines"}}},
+        args.base)
     print(json.dumps({"responses": stats.get("response_received_count", 0),
                       "items": stats.get("item_scraped_count", 0),
                       "seconds": round(seconds, 3)}))

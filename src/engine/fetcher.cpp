@@ -71,8 +71,7 @@ json FetchResult::track() const {
             {"status_code", status_code},
             {"url", url},
             {"time", time},
-            {"error", error.empty() ? json() : json(error)},
-            {"content", content.substr(0, 1000)}};
+            {"error", error.empty() ? json() : json(error)}};
   if (auto etag = headers.get("ETag")) t["etag"] = std::string(*etag);
   if (auto lm = headers.get("Last-Modified")) t["last_modified"] = std::string(*lm);
   if (unchanged) t["unchanged"] = true;

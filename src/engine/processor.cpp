@@ -132,7 +132,7 @@ ProcessOutput Processor::process(const Dispatch& d, FetchResult fetched) {
                   {"logs", joined_logs(produced.logs)},
                   {"exception", exception.empty() ? json() : json(exception)}};
   // The start of the body is kept for a task that failed, to see why; a success keeps none.
-  if (ok) fetch_track.erase("content");
+  if (!ok) fetch_track["content"] = response.content.substr(0, 1000);
   out.status = StatusPack::of(
       d, ok, json{{"fetch", std::move(fetch_track)}, {"process", std::move(process)}});
   return out;

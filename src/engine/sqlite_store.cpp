@@ -93,6 +93,24 @@ void bind_dict(SqliteStatement& s, int i, const json& dict) {
     s.bind(i, dict.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
+// status, rank, exetime, seq, retries, retried, age, itag, flags: the nine columns from `first`
+// that put and update both write.
+void bind_state(SqliteStatement& s, int first, const CrawlTask& t, int64_t seq) {
+  const TaskSchedule& sc = t.schedule;
+  s.bind(first, static_cast<int>(t.status))
+      .bind(first + 1, -static_cast<int64_t>(sc.priority))
+      .bind(first + 2, sc.exetime)
+      .bind(first + 3, seq)
+      .bind(first + 4, sc.retries)
+      .bind(first + 5, sc.retried)
+      .bind(first + 6, sc.age);
+  if (sc.itag.empty())
+    s.bind_null(first + 7);
+  else
+    s.bind(first + 7, sc.itag);
+  s.bind(first + 8, flags_of(sc));
+}
+
 json read_dict(const SqliteStatement& s, int i) {
   if (s.is_null(i)) return json::object();
   json j = json::parse(s.text_view(i), nullptr, false);
@@ -275,22 +293,8 @@ Task<std::optional<CrawlTask>> SqliteStore::get(std::string project, std::string
 Task<void> SqliteStore::put(const CrawlTask& t, int64_t seq) {
   db_->file->begin();
   SqliteStatement& s = db_->put;
-  const TaskSchedule& sc = t.schedule;
-  s.bind(1, db_->project_id(t.project, true))
-      .bind(2, t.taskid)
-      .bind(3, t.url)
-      .bind(4, static_cast<int>(t.status))
-      .bind(5, -static_cast<int64_t>(sc.priority))
-      .bind(6, sc.exetime)
-      .bind(7, seq)
-      .bind(8, sc.retries)
-      .bind(9, sc.retried)
-      .bind(10, sc.age);
-  if (sc.itag.empty())
-    s.bind_null(11);
-  else
-    s.bind(11, sc.itag);
-  s.bind(12, flags_of(sc));
+  s.bind(1, db_->project_id(t.project, true)).bind(2, t.taskid).bind(3, t.url);
+  bind_state(s, 4, t, seq);
   bind_dict(s, 13, t.fetch);
   bind_dict(s, 14, t.process);
   bind_dict(s, 15, t.track);
@@ -302,21 +306,8 @@ Task<void> SqliteStore::put(const CrawlTask& t, int64_t seq) {
 Task<void> SqliteStore::update(const CrawlTask& t, int64_t seq) {
   db_->file->begin();
   SqliteStatement& s = db_->update;
-  const TaskSchedule& sc = t.schedule;
-  s.bind(1, db_->project_id(t.project, true))
-      .bind(2, t.taskid)
-      .bind(3, static_cast<int>(t.status))
-      .bind(4, -static_cast<int64_t>(sc.priority))
-      .bind(5, sc.exetime)
-      .bind(6, seq)
-      .bind(7, sc.retries)
-      .bind(8, sc.retried)
-      .bind(9, sc.age);
-  if (sc.itag.empty())
-    s.bind_null(10);
-  else
-    s.bind(10, sc.itag);
-  s.bind(11, flags_of(sc));
+  s.bind(1, db_->project_id(t.project, true)).bind(2, t.taskid);
+  bind_state(s, 3, t, seq);
   bind_dict(s, 12, t.track);
   s.bind(13, t.lastcrawltime).bind(14, t.updatetime).run("update a task");
   db_->saw_seq(seq);

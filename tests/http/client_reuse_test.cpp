@@ -1,20 +1,15 @@
 // HttpClient's reuse of kept-alive connections against a server that closes them: after a
 // 307 or 308, while idle, or as the next request arrives.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <string>
-#include <thread>
 
 #include "squall/core.h"
 #include "squall/http/client.h"
 #include "squall/net/net_error.h"
 #include "squall/net/tcp_server.h"
 #include "support/loop_fixture.h"
+#include "support/reply_server.h"
 
 namespace squall::http {
 namespace {
@@ -151,45 +146,17 @@ TEST_F(ClientReuseTest, AGetOnAConnectionThatDiesUnderItIsResentOnceOnANewOne) {
   run(body());
 }
 
-// A plain socket server on its own thread: one keep-alive answer, then it waits (up to 10 s)
-// for the client to close the connection and says whether it did.
+// One keep-alive answer, then the peer waits for the client to close the connection.
 TEST(SharedClient, GoesWithItsLoopClosingItsPooledConnections) {
-  int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ASSERT_GE(listener, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
-  std::string url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/";
-  bool closed_by_client = false;
-  std::thread peer([&] {
-    int c = ::accept(listener, nullptr, nullptr);
-    if (c < 0) return;
-    std::string head;
-    char buf[4096];
-    while (head.find("\r\n\r\n") == std::string::npos) {
-      ssize_t n = ::read(c, buf, sizeof buf);
-      if (n <= 0) break;
-      head.append(buf, static_cast<size_t>(n));
-    }
-    const char answer[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-    (void)!::write(c, answer, sizeof answer - 1);
-    pollfd p{c, POLLIN, 0};
-    if (::poll(&p, 1, 10000) == 1) closed_by_client = ::read(c, buf, sizeof buf) == 0;
-    ::close(c);
-  });
+  test::ReplyServer peer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", true);
+  std::string url = "http://127.0.0.1:" + std::to_string(peer.port()) + "/";
   {
     Loop loop;
     HttpResponse r = run_sync(HttpClient::shared().fetch(url));
     EXPECT_EQ(r.code, 200);
     // The loop goes with the shared client still open and its connection pooled.
   }
-  peer.join();
-  ::close(listener);
-  EXPECT_TRUE(closed_by_client);
+  EXPECT_TRUE(peer.closed_by_client());
   // The next loop gets a client of its own.
   Loop next;
   EXPECT_FALSE(HttpClient::shared().closed());

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -10,8 +11,11 @@
 
 namespace squall::test {
 
-ReplyServer::ReplyServer(std::vector<std::string> replies)
-    : replies_(std::move(replies)), requests_(replies_.size()) {
+ReplyServer::ReplyServer(std::vector<std::string> replies, bool wait_for_close)
+    : replies_(std::move(replies)),
+      requests_(replies_.size()),
+      wait_for_close_(wait_for_close),
+      closed_by_client_(replies_.size(), false) {
   listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -37,6 +41,11 @@ const std::string& ReplyServer::request(size_t n) {
   return requests_.at(n);
 }
 
+bool ReplyServer::closed_by_client(size_t n) {
+  stop();
+  return closed_by_client_.at(n);
+}
+
 void ReplyServer::stop() {
   ::shutdown(listener_, SHUT_RDWR);
   if (thread_.joinable()) thread_.join();
@@ -54,6 +63,10 @@ void ReplyServer::serve() {
       request.append(buf, static_cast<size_t>(n));
     }
     if (!replies_[i].empty()) (void)!::write(fd, replies_[i].data(), replies_[i].size());
+    if (wait_for_close_) {
+      pollfd p{fd, POLLIN, 0};
+      closed_by_client_[i] = ::poll(&p, 1, 10000) == 1 && ::read(fd, buf, sizeof buf) == 0;
+    }
     ::close(fd);
     requests_[i] = std::move(request);
   }

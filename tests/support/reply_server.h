@@ -17,9 +17,11 @@ class ReplyServer {
  public:
   // Answers the nth connection with replies[n] (an empty reply closes without a byte), then
   // stops accepting. Throws std::runtime_error if it cannot listen on 127.0.0.1.
-  explicit ReplyServer(std::vector<std::string> replies);
-  explicit ReplyServer(std::string reply)
-      : ReplyServer(std::vector<std::string>{std::move(reply)}) {}
+  // With `wait_for_close`, each connection is kept open after its reply until the client closes
+  // it (or 10 s pass), and closed_by_client() says whether it did.
+  explicit ReplyServer(std::vector<std::string> replies, bool wait_for_close = false);
+  explicit ReplyServer(std::string reply, bool wait_for_close = false)
+      : ReplyServer(std::vector<std::string>{std::move(reply)}, wait_for_close) {}
   ~ReplyServer();
   ReplyServer(const ReplyServer&) = delete;
   ReplyServer& operator=(const ReplyServer&) = delete;
@@ -28,6 +30,9 @@ class ReplyServer {
   // The request head of the nth connection ("" if none came), once every reply was sent or the
   // listener was shut down.
   const std::string& request(size_t n = 0);
+  // Whether the client closed the nth connection first (with wait_for_close), once every reply
+  // was sent or the listener was shut down.
+  bool closed_by_client(size_t n = 0);
 
  private:
   void serve();
@@ -35,6 +40,8 @@ class ReplyServer {
 
   std::vector<std::string> replies_;
   std::vector<std::string> requests_;
+  bool wait_for_close_ = false;
+  std::vector<bool> closed_by_client_;
   int listener_ = -1;
   uint16_t port_ = 0;
   std::thread thread_;

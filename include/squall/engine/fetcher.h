@@ -50,7 +50,7 @@ struct FetchResult {
   // pyspider's fetch result dict (content as text).
   nlohmann::json to_json() const;
   // What the task's track keeps of a fetch: ok, status_code, url, time, error, etag,
-  // last_modified, and the headers pyspider keeps.
+  // last_modified (the processor adds the body's start when the task failed).
   nlohmann::json track() const;
 };
 
