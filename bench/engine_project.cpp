@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     }
   }
   options.queue_size = options.concurrency * 2;
-  options.fetcher.obey_robots = false;
+  options.hosts.obey_robots = false;
   options.scheduler.pause.failures = 0;  // the site's runs of broken links are no outage
   SiteProject project(argv[1], max_pages, selectors);
   Loop loop;

@@ -36,7 +36,6 @@
 #include "squall/http/decode.h"
 #include "squall/http/http_date.h"
 #include "squall/http/message.h"
-#include "squall/url/ascii.h"
 
 namespace squall {
 
@@ -67,17 +66,6 @@ bool is_transient(int code) noexcept {
   return code == 599 || code == 429 || code >= 500;
 }
 
-// Whether a fetch failed because the decompression-bomb guard stopped its body.
-bool is_bomb(const std::exception_ptr& cause) {
-  try {
-    if (cause) std::rethrow_exception(cause);
-  } catch (const http::DecodeError& e) {
-    return e.ratio_exceeded();
-  } catch (...) {
-  }
-  return false;
-}
-
 int64_t unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -88,21 +76,13 @@ double ms(Duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
-// Retry-After (RFC 9110 section 10.2.3) as a wait from now: delay-seconds or an HTTP date (a
-// date already past is no wait), capped at kRetryAfterMax; nullopt when absent or unreadable.
+// Retry-After as a wait from now, capped at kRetryAfterMax; nullopt when absent or unreadable.
 std::optional<Duration> retry_after(const http::Headers& headers) {
   auto field = headers.get("Retry-After");
   if (!field) return std::nullopt;
-  std::string_view v = http::trim_ows(*field);
-  if (v.empty()) return std::nullopt;
-  if (std::all_of(v.begin(), v.end(), [](char c) { return is_ascii_digit(c); })) {
-    if (v.size() > 7) return kRetryAfterMax;
-    return std::min<Duration>(std::chrono::seconds(std::stol(std::string(v))), kRetryAfterMax);
-  }
-  auto date = http::parse_http_date(v);
-  if (!date) return std::nullopt;
-  auto wait = std::chrono::duration_cast<Duration>(*date - http::HttpClock::now());
-  return std::clamp<Duration>(wait, Duration{}, kRetryAfterMax);
+  auto wait = http::parse_retry_after(*field, http::HttpClock::now());
+  if (!wait) return std::nullopt;
+  return std::min<Duration>(*wait, kRetryAfterMax);
 }
 
 // What crawl `o` is, as its state file records it: a line per start URL (normalized, sorted)
@@ -637,13 +617,8 @@ struct Crawler::State {
   static std::pair<std::string, std::string> failure(const http::HttpResponse& r) {
     try {
       r.rethrow();
-    } catch (const http::HttpError& e) {
-      if (is_bomb(e.cause())) return {"decompression bomb", e.what()};
-      return {std::string(error_kind_name(e.kind())), e.what()};
-    } catch (const Error& e) {
-      return {std::string(error_kind_name(e.kind())), e.what()};
     } catch (const std::exception& e) {
-      return {"other", e.what()};
+      return {r.failure_kind(), e.what()};
     }
     return {"other", "no response"};
   }

@@ -44,7 +44,7 @@ struct Engine::State {
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<ResultWorker> results;
   std::unique_ptr<Fetcher> fetcher;
-  std::unique_ptr<Queue<Dispatch>> fetch_queue;
+  std::unique_ptr<FetchStage> stage;
   std::unique_ptr<Queue<Fetched>> process_queue;
   Event wake;                  // something changed that the dispatcher may act on
   Event finished;              // run() may return
@@ -67,11 +67,11 @@ struct Engine::State {
 
   Task<void> dispatcher() {
     while (!stopping) {
-      size_t room = fetch_queue->maxsize() - fetch_queue->qsize();
+      size_t room = stage->room();
       std::vector<Dispatch> batch;
       if (room > 0) batch = co_await scheduler->select(room);
       if (batch.empty()) {
-        if (in_flight == 0 && scheduler->idle()) {
+        if (in_flight == 0 && scheduler->idle() && stage->idle()) {
           if (!finish_sent) {
             finish_sent = true;
             std::vector<CrawlTask> finishing;
@@ -102,20 +102,24 @@ struct Engine::State {
         ++in_flight;
         ++summary.dispatched;
         if (d.task.taskid != "on_finished") finish_sent = false;
-        fetch_queue->put_nowait(std::move(d));
+        stage->push(std::move(d));
       }
     }
     finished.set();
   }
 
-  Task<void> fetch_worker() {
-    for (;;) {
-      Dispatch d = co_await fetch_queue->get();
-      wake.set();  // room in the fetch queue
-      FetchResult r = co_await fetcher->fetch(d.task);
-      Fetched f{std::move(d), std::move(r)};
-      co_await process_queue->put(std::move(f));
-    }
+  // A fetched task to the processor's queue, waiting while it is full.
+  Task<void> deliver(Dispatch d, FetchResult r) {
+    Fetched f{std::move(d), std::move(r)};
+    co_await process_queue->put(std::move(f));
+  }
+
+  // A task of a host that cannot be reached: back to the scheduler, untried.
+  void park(Dispatch d) {
+    if (d.token != 0) scheduler->release(d);
+    ++summary.parked;
+    --in_flight;
+    wake.set();
   }
 
   Task<void> process_worker() {
@@ -165,7 +169,7 @@ struct Engine::State {
         ++in_flight;
         ++summary.dispatched;
         Dispatch d{Processor::cron_task(name, tick, last), 0};
-        co_await fetch_queue->put(std::move(d));
+        stage->push(std::move(d));
       }
       last = tick;
     }
@@ -236,7 +240,14 @@ Task<EngineSummary> Engine::run() {
   FetcherOptions fetcher = s.options.fetcher;
   if (!fetcher.client) fetcher.max_clients = std::max<size_t>(1, s.options.concurrency);
   s.fetcher = std::make_unique<Fetcher>(std::move(fetcher));
-  s.fetch_queue = std::make_unique<Queue<Dispatch>>(std::max<size_t>(1, s.options.queue_size));
+  FetchStageOptions hosts = s.options.hosts;
+  hosts.capacity = std::max<size_t>(1, s.options.queue_size) + s.options.concurrency;
+  hosts.user_agent = s.fetcher->options().user_agent;
+  s.stage = std::make_unique<FetchStage>(
+      *s.fetcher, std::move(hosts),
+      [&s](Dispatch d, FetchResult r) { return s.deliver(std::move(d), std::move(r)); },
+      [&s](Dispatch d, const UnavailableHost&) { s.park(std::move(d)); });
+  s.stage->on_room = [&s] { s.wake.set(); };
   s.process_queue = std::make_unique<Queue<Fetched>>(std::max<size_t>(1, s.options.queue_size));
 
   std::vector<CrawlTask> starts;
@@ -252,7 +263,7 @@ Task<EngineSummary> Engine::run() {
 
   std::vector<TaskHandle<void>> workers;
   for (size_t i = 0; i < std::max<size_t>(1, s.options.concurrency); ++i)
-    workers.push_back(spawn(s.guarded(s.fetch_worker())));
+    workers.push_back(spawn(s.guarded(s.stage->worker())));
   workers.push_back(spawn(s.guarded(s.process_worker())));
   workers.push_back(spawn(s.guarded(s.committer())));
   workers.push_back(spawn(s.guarded(s.cron())));

@@ -1,11 +1,11 @@
-// Fetcher: http(s) through the client, data: URLs decoded, robots.txt cached per host.
+// Fetcher: http(s) through the client, data: URLs decoded, robots.txt for the fetch stage.
 #include "squall/engine/fetcher.h"
 
 #include <chrono>
 
 #include "squall/crawl/data_url.h"
+#include "squall/crawl/robots.h"
 #include "squall/crawl/sniff.h"
-#include "squall/engine/scheduler.h"
 #include "squall/http/cookies.h"
 #include "squall/http/http_date.h"
 
@@ -49,6 +49,27 @@ FetchResult failed(const CrawlTask& task, int status, std::string error) {
   return r;
 }
 
+// The fields of a fetch result that the client's response gives.
+FetchResult from_response(http::HttpResponse resp, std::string orig_url) {
+  FetchResult r;
+  r.url = resp.effective_url.empty() ? orig_url : std::move(resp.effective_url);
+  r.orig_url = std::move(orig_url);
+  r.status_code = resp.code;
+  r.headers = std::move(resp.headers);
+  r.content = std::move(resp.body);
+  if (resp.code == 599) {
+    try {
+      resp.rethrow();
+    } catch (const std::exception& e) {
+      r.error = e.what();
+    }
+    r.error_kind = resp.failure_kind();
+  } else if (resp.code >= 400) {
+    r.error = "HTTP " + std::to_string(resp.code) + (resp.reason.empty() ? "" : " " + resp.reason);
+  }
+  return r;
+}
+
 }  // namespace
 
 json FetchResult::to_json() const {
@@ -79,7 +100,6 @@ json FetchResult::track() const {
 }
 
 Fetcher::Fetcher(FetcherOptions options) : options_(std::move(options)) {
-  if (options_.robots_cache == 0) options_.robots_cache = 1;
   if (!options_.client) {
     http::ClientOptions client;
     client.max_clients = std::max<size_t>(1, options_.max_clients);
@@ -127,11 +147,6 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
   const json& f = task.fetch;
   UrlResult parsed = Url::parse(task.url);
   if (!parsed || !parsed->is_http()) co_return failed(task, 599, "not an http(s) URL: " + task.url);
-  if (option_on(f, "robots_txt", options_.obey_robots)) {
-    if (std::optional<FetchResult> refused = co_await check_robots(task, *parsed))
-      co_return std::move(*refused);
-  }
-
   http::HttpRequest req;
   req.parsed_url = *parsed;
   req.url = task.url;
@@ -187,22 +202,8 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
     }
 
   http::HttpResponse resp = co_await client().fetch(std::move(req));
-  FetchResult r;
-  r.orig_url = task.url;
-  r.url = resp.effective_url.empty() ? task.url : resp.effective_url;
-  r.status_code = resp.code;
-  r.headers = std::move(resp.headers);
-  r.content = std::move(resp.body);
+  FetchResult r = from_response(std::move(resp), task.url);
   r.save = f.value("save", json());
-  if (resp.code == 599) {
-    try {
-      resp.rethrow();
-    } catch (const std::exception& e) {
-      r.error = e.what();
-    }
-  } else if (resp.code >= 400) {
-    r.error = "HTTP " + std::to_string(resp.code) + (resp.reason.empty() ? "" : " " + resp.reason);
-  }
   r.unchanged = conditional && resp.code == 304;
   for (std::string_view set_cookie : r.headers.get_all("Set-Cookie")) {
     std::string_view pair = set_cookie.substr(0, set_cookie.find(';'));
@@ -217,66 +218,27 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
   co_return r;
 }
 
-Task<std::optional<FetchResult>> Fetcher::check_robots(const CrawlTask& task, const Url& url) {
-  std::string host = url.host_port();
-  double now = wall_clock_seconds();
-  auto it = robots_.find(host);
-  if (it != robots_.end() && it->second.expires <= now) {
-    robots_lru_.erase(it->second.lru);
-    robots_.erase(it);
-    it = robots_.end();
-  }
-  if (it == robots_.end()) {
-    UrlResult robots_url = Url::parse("/robots.txt", &url);
-    http::HttpRequest req;
-    req.url = std::string(robots_url->href());
-    req.user_agent = option<std::string>(task.fetch, "user_agent", options_.user_agent);
-    req.max_redirects = RobotsPolicy::kMaxRedirects;
-    req.max_body_size = size_t{500} << 10;  // RFC 9309: at least 500 KiB are read
-    req.raise_error = false;
-    req.proxy = option<std::string>(task.fetch, "proxy", "");
-    if (!req.proxy.empty() && req.proxy.find("://") == std::string::npos)
-      req.proxy = "http://" + req.proxy;
-    req.validate_cert = option_on(task.fetch, "validate_cert", true);
-    http::HttpResponse resp = co_await client().fetch(std::move(req));
-    RobotsEntry entry;
-    if (resp.code == 599 || resp.code == 429 || resp.code >= 500) {
-      // Unreachable: not a "disallowed", a failure to retry (RFC 9309 section 2.3.1.3-4).
-      entry.reachable = false;
-      if (resp.code == 599) {
-        try {
-          resp.rethrow();
-        } catch (const std::exception& e) {
-          entry.error = e.what();
-        }
-      } else {
-        entry.error = "HTTP " + std::to_string(resp.code);
-      }
-      entry.expires = now + 60;
-    } else {
-      RobotsPolicy policy = RobotsPolicy::from_response(resp.code, resp.body);
-      entry.rules =
-          policy.rules_for(option<std::string>(task.fetch, "user_agent", options_.user_agent));
-      entry.expires = now + static_cast<double>(policy.refresh_after().count());
-    }
-    robots_lru_.push_front(host);
-    entry.lru = robots_lru_.begin();
-    it = robots_.emplace(host, std::move(entry)).first;
-    while (robots_.size() > options_.robots_cache) {
-      robots_.erase(robots_lru_.back());
-      robots_lru_.pop_back();
-    }
-  } else {
-    robots_lru_.splice(robots_lru_.begin(), robots_lru_, it->second.lru);
-  }
-  const RobotsEntry& e = it->second;
-  if (!e.reachable)
-    co_return failed(task, 599, "robots.txt of " + host + " could not be fetched: " + e.error);
-  RobotsMatch m = e.rules.match(url.request_target());
-  if (!m.allowed)
-    co_return failed(task, 403,
-                     "disallowed by robots.txt" + (m.rule ? " (" + m.rule->text + ")" : ""));
-  co_return std::nullopt;
+Task<FetchResult> Fetcher::fetch_robots(const Url& url, const CrawlTask& like) {
+  auto started = std::chrono::steady_clock::now();
+  const json& f = like.fetch;
+  http::HttpRequest req;
+  req.parsed_url = url;
+  req.url = std::string(url.href());
+  req.user_agent = option<std::string>(f, "user_agent", options_.user_agent);
+  req.request_timeout = seconds(option<double>(f, "timeout", options_.timeout));
+  req.connect_timeout = seconds(option<double>(f, "connect_timeout", options_.connect_timeout));
+  req.max_redirects = RobotsPolicy::kMaxRedirects;
+  // What is parsed, and room for a line the limit cuts.
+  req.max_body_size = kRobotsParseLimit + 64 * 1024;
+  req.raise_error = false;
+  req.proxy = option<std::string>(f, "proxy", "");
+  if (!req.proxy.empty() && req.proxy.find("://") == std::string::npos)
+    req.proxy = "http://" + req.proxy;
+  req.validate_cert = option_on(f, "validate_cert", true);
+  http::HttpResponse resp = co_await client().fetch(std::move(req));
+  FetchResult r = from_response(std::move(resp), std::string(url.href()));
+  r.time = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  co_return r;
 }
 
 }  // namespace squall

@@ -516,6 +516,16 @@ Task<bool> Scheduler::outcome(const StatusPack& pack) {
   co_return true;
 }
 
+bool Scheduler::release(const Dispatch& d) {
+  ProjectState* p = find(d.task.project);
+  if (!p) return false;
+  auto it = p->in_work.find(d.task.taskid);
+  if (it == p->in_work.end() || it->second.token != d.token) return false;
+  // Read from the store before the windows' cursors, it is not read again in this run.
+  p->in_work.erase(it);
+  return true;
+}
+
 std::optional<double> Scheduler::next_wake() {
   double now = clock_();
   std::optional<double> wake;

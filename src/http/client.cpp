@@ -12,6 +12,25 @@
 
 namespace squall::http {
 
+std::string HttpResponse::failure_kind() const {
+  if (!error || code != 599) return {};
+  try {
+    std::rethrow_exception(error);
+  } catch (const HttpError& e) {
+    try {
+      if (e.cause()) std::rethrow_exception(e.cause());
+    } catch (const DecodeError& d) {
+      if (d.ratio_exceeded()) return "decompression bomb";
+    } catch (...) {
+    }
+    return std::string(error_kind_name(e.kind()));
+  } catch (const Error& e) {
+    return std::string(error_kind_name(e.kind()));
+  } catch (...) {
+  }
+  return "other";
+}
+
 HttpError::HttpError(int code, ErrorKind kind, std::string_view message,
                      std::shared_ptr<const HttpResponse> response, std::exception_ptr cause,
                      HttpFailure failure)

@@ -2,6 +2,7 @@
 // process's environment.
 #include "squall/http/http_date.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -135,6 +136,28 @@ std::optional<HttpClock::time_point> parse_http_date(std::string_view s) {
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+}  // namespace squall::http
+
+namespace squall::http {
+
+std::optional<std::chrono::seconds> parse_retry_after(std::string_view value,
+                                                      HttpClock::time_point now) {
+  constexpr int64_t kYear = 366 * 24 * 3600;
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+  if (value.empty()) return std::nullopt;
+  if (value.find_first_not_of("0123456789") == std::string_view::npos) {
+    if (value.size() > 8) return std::chrono::seconds(kYear);
+    int64_t n = 0;
+    for (char c : value) n = n * 10 + (c - '0');
+    return std::chrono::seconds(std::min(n, kYear));
+  }
+  std::optional<HttpClock::time_point> date = parse_http_date(value);
+  if (!date) return std::nullopt;
+  if (*date <= now) return std::chrono::seconds(0);
+  return std::chrono::duration_cast<std::chrono::seconds>(*date - now);
 }
 
 }  // namespace squall::http

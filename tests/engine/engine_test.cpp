@@ -203,6 +203,46 @@ TEST_F(EngineTest, ARunStoppedHalfWayResumesAndNoResultRepeats) {
   EXPECT_GT(urls.size(), 100u);
 }
 
+TEST_F(EngineTest, AHostWhoseRobotsTxtCannotBeFetchedKeepsItsTasksForALaterRun) {
+  uint16_t port = 0;
+  {
+    http::HttpServer probe(small_site);
+    probe.listen(Address::parse("127.0.0.1:0"));
+    port = probe.port();
+  }
+  std::string origin = "http://127.0.0.1:" + std::to_string(port);
+  auto pass = [&](bool up) -> Task<EngineSummary> {
+    std::optional<http::HttpServer> server;
+    if (up) {
+      server.emplace(small_site);
+      server->listen(Address::parse("127.0.0.1:" + std::to_string(port)));
+    }
+    SmallSpider spider(origin);
+    EngineOptions o = options();
+    o.hosts.obey_robots = true;
+    o.hosts.robots_retries = 1;
+    o.hosts.robots_backoff = 0.01;
+    Engine engine(o);
+    engine.add_project(spider);
+    EngineSummary summary = co_await engine.run();
+    std::optional<CrawlTask> start =
+        co_await engine.store()->get("small", default_taskid(origin + "/"));
+    EXPECT_TRUE(start);
+    if (start) {
+      EXPECT_EQ(start->status, up ? TaskStatus::Success : TaskStatus::Active);
+      EXPECT_EQ(start->schedule.retried, 0) << "an unavailable host costs its tasks no try";
+    }
+    if (server) co_await server->stop(1s);
+    co_return summary;
+  };
+  EngineSummary down = run(pass(false));
+  EXPECT_EQ(down.parked, 2u);  // the start page and /c?raw
+  EXPECT_EQ(down.results, 0u);
+  EngineSummary up = run(pass(true));
+  EXPECT_EQ(up.parked, 0u);
+  EXPECT_EQ(up.results, 5u);
+}
+
 class Messenger : public Handler {
  public:
   Messenger() : Handler("sender") {}

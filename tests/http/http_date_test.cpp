@@ -42,5 +42,17 @@ TEST(HttpDate, RefusesMalformedOrImpossibleDates) {
   EXPECT_EQ(parse_http_date("Sun, 6 Nov 1994 08:49:37 GMT"), std::nullopt);
 }
 
+TEST(RetryAfter, IsSecondsOrADateAsAWaitFromNow) {
+  HttpClock::time_point now{seconds(784111777)};  // Sun, 06 Nov 1994 08:49:37 GMT
+  EXPECT_EQ(parse_retry_after("120", now), seconds(120));
+  EXPECT_EQ(parse_retry_after(" 0 ", now), seconds(0));
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:50:37 GMT", now), seconds(60));
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:00:00 GMT", now), seconds(0)) << "past";
+  EXPECT_EQ(parse_retry_after("99999999999", now), seconds(366 * 24 * 3600));
+  EXPECT_EQ(parse_retry_after("", now), std::nullopt);
+  EXPECT_EQ(parse_retry_after("-5", now), std::nullopt);
+  EXPECT_EQ(parse_retry_after("soon", now), std::nullopt);
+}
+
 }  // namespace
 }  // namespace squall::http

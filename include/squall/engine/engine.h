@@ -15,6 +15,10 @@
 //   fetch queue has room, the fetchers wait while the processor's queue is full. Nothing polls:
 //   a freed slot, a new task or an outcome wakes the dispatcher, and so does the scheduler's
 //   next_wake (a delayed task due, a token refilled).
+// - The fetcher is a FetchStage (fetch_stage.h): tasks queued by host, at most hosts.per_host
+//   fetches in flight on one host and hosts.delay between their starts, each host's robots.txt
+//   read before its pages. A host whose robots.txt cannot be fetched is unavailable for the run:
+//   its tasks stay active in the store, untried, for the next (EngineSummary::parked).
 // - One SQLite file (SqliteStore) holds tasks, projects, counters and results; the engine commits
 //   every `commit_interval`. A task's outcome, its follows and its result are applied together,
 //   between two commits, so a kill at any moment loses at most the work since the last commit:
@@ -35,6 +39,7 @@
 #include <string>
 
 #include "squall/core/task.h"
+#include "squall/engine/fetch_stage.h"
 #include "squall/engine/fetcher.h"
 #include "squall/engine/handler.h"
 #include "squall/engine/project_store.h"
@@ -53,6 +58,9 @@ struct EngineOptions {
   bool exit_when_done = true;
   SchedulerOptions scheduler;
   FetcherOptions fetcher;
+  // Per-host politeness and robots.txt (fetch_stage.h); its capacity is queue_size and its user
+  // agent the fetcher's.
+  FetchStageOptions hosts;
 };
 
 struct EngineSummary {
@@ -61,6 +69,7 @@ struct EngineSummary {
   uint64_t failed = 0;      // outcomes not ok (retried or failed for good)
   uint64_t results = 0;     // results stored
   uint64_t follows = 0;     // new tasks taken in
+  uint64_t parked = 0;      // tasks of unavailable hosts, left active for a later run
   double seconds = 0;
   bool stopped = false;
 };

@@ -12,23 +12,18 @@
 // - Conditional recrawl: with the `etag` and `last_modified` options (on by default, as in
 //   pyspider) the ETag and Last-Modified of the task's last fetch (its track) become
 //   If-None-Match and If-Modified-Since; a 304 answer is `unchanged`.
-// - robots.txt (the task's `robots_txt` option, or FetcherOptions::obey_robots for every task):
-//   each host's file is fetched once and cached by RFC 9309's rules, in a bounded cache whose
-//   entries expire; a disallowed URL is a 403 "disallowed by robots.txt", and a robots.txt that
-//   cannot be reached fails the fetch (599) so that the scheduler's retry rules try it again.
+// - robots.txt is the fetch stage's (fetch_stage.h), which asks fetch_robots() for a host's file
+//   before its pages.
 // The result has pyspider's fields; status_code is 599 when no HTTP status came.
 #pragma once
 
 #include <cstddef>
-#include <list>
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "squall/core/task.h"
-#include "squall/crawl/robots.h"
 #include "squall/engine/crawl_task.h"
 #include "squall/http/client.h"
 
@@ -41,10 +36,13 @@ struct FetchResult {
   http::Headers headers;
   nlohmann::json cookies = nlohmann::json::object();  // name → value, every hop's
   std::string content;
-  std::string encoding;    // the charset the response declares ("" when it declares none)
-  double time = 0;         // seconds
-  nlohmann::json save;     // the task's fetch.save, handed back
-  std::string error;       // why it failed; empty when an answer came
+  std::string encoding;  // the charset the response declares ("" when it declares none)
+  double time = 0;       // seconds
+  nlohmann::json save;   // the task's fetch.save, handed back
+  std::string error;     // why it failed; empty when an answer came
+  // With status_code 599, the kind of failure (HttpResponse::failure_kind: "timeout",
+  // "connect", "tls", ...); empty otherwise.
+  std::string error_kind;
   bool unchanged = false;  // a 304 to a conditional request
 
   // pyspider's fetch result dict (content as text).
@@ -56,8 +54,6 @@ struct FetchResult {
 
 struct FetcherOptions {
   std::string user_agent = "squall/1.0";
-  bool obey_robots = false;     // robots.txt for every task, not only those that ask
-  size_t robots_cache = 10000;  // hosts whose robots.txt is remembered
   size_t max_body_size = size_t{10} << 20;
   double timeout = 120;  // pyspider's default, seconds
   double connect_timeout = 20;
@@ -75,26 +71,18 @@ class Fetcher {
 
   [[nodiscard]] Task<FetchResult> fetch(const CrawlTask& task);
 
+  // The robots.txt at `url` (an origin's /robots.txt), fetched as RFC 9309 asks (at most
+  // RobotsPolicy::kMaxRedirects redirects, the first kRobotsParseLimit bytes kept) with the user
+  // agent, proxy and TLS trust of `like`, the task that needs it.
+  [[nodiscard]] Task<FetchResult> fetch_robots(const Url& url, const CrawlTask& like);
+
   const FetcherOptions& options() const noexcept { return options_; }
-  size_t robots_cached() const noexcept { return robots_.size(); }
 
  private:
   http::HttpClient& client();
   Task<FetchResult> fetch_http(const CrawlTask& task);
-  // The robots.txt verdict for `url`: empty when it may be fetched, else the failed result.
-  Task<std::optional<FetchResult>> check_robots(const CrawlTask& task, const Url& url);
-
-  struct RobotsEntry {
-    RobotsRules rules;
-    double expires = 0;
-    bool reachable = true;
-    std::string error;
-    std::list<std::string>::iterator lru;
-  };
   FetcherOptions options_;
   std::unique_ptr<http::HttpClient> own_client_;
-  std::unordered_map<std::string, RobotsEntry> robots_;
-  std::list<std::string> robots_lru_;  // most recent first
 };
 
 }  // namespace squall

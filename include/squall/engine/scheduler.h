@@ -108,6 +108,11 @@ class Scheduler {
   // Applies an outcome; false when it is stale or repeated (wrong token) and changed nothing.
   Task<bool> outcome(const StatusPack& pack);
 
+  // Takes back a dispatched task that is not fetched in this run (its host cannot be reached):
+  // it stays active in the store with no try counted, and is dispatched again after a restart.
+  // False when the token is stale.
+  bool release(const Dispatch& d);
+
   // When select() may next have something that it has not now (a delayed task due, a token
   // refilled, a pause over, a task in work timed out); nullopt when only a request or an outcome
   // can change that.

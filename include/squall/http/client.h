@@ -247,6 +247,10 @@ struct HttpResponse {
     if (error) std::rethrow_exception(error);
   }
   bool ok() const noexcept { return !error; }
+  // The kind of failure of a 599, for reports: the error_kind_name of its cause ("timeout",
+  // "connect", "resolve", "tls", "closed", "protocol", "too large", ...), or "decompression
+  // bomb" when the decoding guard stopped the body; "" for a response with a status.
+  std::string failure_kind() const;
 };
 
 // A failed fetch. code() is the HTTP status, or 599 when no status came; kind() is the cause's

@@ -22,3 +22,13 @@ std::string format_http_date(HttpClock::time_point t);
 std::optional<HttpClock::time_point> parse_http_date(std::string_view s);
 
 }  // namespace squall::http
+
+namespace squall::http {
+
+// A Retry-After value (RFC 9110 section 10.2.3) as a wait from `now`: delay-seconds, or an HTTP
+// date (one already past is no wait). Delay-seconds beyond about a year are taken as a year.
+// nullopt when the value is neither.
+std::optional<std::chrono::seconds> parse_retry_after(std::string_view value,
+                                                      HttpClock::time_point now);
+
+}  // namespace squall::http

@@ -1,0 +1,130 @@
+// FetchStage: the engine's fetcher component: dispatched tasks queued by host, handed to the
+// fetch workers by host readiness, each host's robots.txt fetched before its pages.
+//
+//   FetchStage stage(fetcher, {.per_host = 2, .delay = 0.5, .obey_robots = true},
+//                    [](Dispatch d, FetchResult r) -> Task<void> { ... to the processor ... },
+//                    [](Dispatch d, const UnavailableHost& why) { ... back to the scheduler ... });
+//   stage.push(std::move(dispatch));      // while stage.room() > 0
+//   spawn(stage.worker());                // × concurrency
+//
+// - Hosts (host:port) are the crawl toolkit's Frontier: at most `per_host` fetches in flight on
+//   one host, `delay` between the starts of two, round-robin over the ready hosts, so a host
+//   waiting out its delay never holds a worker while another has work. Tasks without a host
+//   (data: URLs, the engine's own on_start, _on_message, _on_cronjob and on_finished) go first.
+// - robots.txt (for every task with obey_robots, else for the tasks whose fetch has robots_txt)
+//   is Politeness's (RFC 9309): fetched once per host before the host's first page, with the
+//   task's user agent, proxy and TLS trust; its Crawl-delay lengthens the host's delay; it is
+//   fetched again when its policy expires. A disallowed URL is a 403 "disallowed by robots.txt"
+//   result, as pyspider's fetcher gives. A robots.txt that cannot be reached (no answer, 429,
+//   5xx) is tried again after robots_backoff, doubled each try (or the Retry-After, if longer),
+//   `robots_retries` times; a TLS failure is not tried again. After that the host is
+//   unavailable: its tasks go back through `park` (they stay active in the store, untried, for
+//   a later run) and so does every later task of that host.
+// - A host whose fetches keep failing (no answer, 429, 5xx) is backed off (Politeness), and a
+//   429 or 503 with Retry-After keeps the host waiting that long.
+// - The stage holds at most `capacity` tasks, queued or in flight (the dispatcher asks room());
+//   a task dispatched again while the stage holds it (its processing timeout passed) replaces
+//   the held one's token instead of being fetched twice.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "squall/core/event.h"
+#include "squall/core/task.h"
+#include "squall/crawl/frontier.h"
+#include "squall/crawl/politeness.h"
+#include "squall/engine/fetcher.h"
+#include "squall/engine/scheduler.h"
+
+namespace squall {
+
+struct FetchStageOptions {
+  size_t capacity = 100;                  // tasks held: queued by host or being fetched
+  size_t per_host = 0;                    // fetches in flight per host; 0: no limit
+  double delay = 0;                       // seconds between the starts of two fetches from one host
+  bool obey_robots = false;               // robots.txt for every task, not only those that ask
+  int robots_retries = 2;                 // tries after the first for an unreachable robots.txt
+  double robots_backoff = 1;              // seconds before the first of them, doubled for each next
+  std::string user_agent = "squall/1.0";  // whose robots.txt rules apply
+};
+
+// A host given up on for this run because its robots.txt could not be fetched.
+struct UnavailableHost {
+  std::string host;     // host:port
+  std::string kind;     // "connect", "timeout", "tls", "HTTP 503", ...
+  std::string message;  // "robots.txt: ..." with what the last try got
+};
+
+class FetchStage {
+ public:
+  // Hands a fetched task on; awaits room downstream.
+  using Deliver = std::function<Task<void>(Dispatch, FetchResult)>;
+  // Takes back a task that will not be fetched in this run.
+  using Park = std::function<void(Dispatch, const UnavailableHost&)>;
+
+  FetchStage(Fetcher& fetcher, FetchStageOptions options, Deliver deliver, Park park);
+  ~FetchStage();
+  FetchStage(const FetchStage&) = delete;
+  FetchStage& operator=(const FetchStage&) = delete;
+
+  // How many more tasks the stage takes now.
+  size_t room() const noexcept;
+  // Queues a dispatched task (never waits; the dispatcher keeps to room()).
+  void push(Dispatch d);
+  // A fetch worker: runs until killed.
+  [[nodiscard]] Task<void> worker();
+
+  // Nothing queued, being fetched, or waiting for a robots.txt.
+  bool idle() const noexcept;
+  size_t queued() const noexcept;
+  size_t in_flight() const noexcept { return in_flight_; }
+  const std::vector<UnavailableHost>& unavailable() const noexcept { return unavailable_; }
+  uint64_t robots_retried() const noexcept { return robots_retried_; }  // robots.txt tries again
+  // Up to `n` hosts by mean time per fetch, slowest first (host, mean ms).
+  std::vector<std::pair<std::string, double>> slowest_hosts(size_t n) const {
+    return politeness_.slowest_hosts(n);
+  }
+  // Called when room() grows (a held task left).
+  std::function<void()> on_room;
+
+ private:
+  struct Held {
+    Dispatch dispatch;
+    std::optional<Url> url;  // parsed, for an http(s) task
+    std::string host;        // "" for a task without one
+    bool robots = false;     // its robots.txt decides
+  };
+  Task<void> fetch_robots(std::string host);
+  // Fetches held task `id` (of `host`, "" for none) and delivers it.
+  Task<void> fetch_task(int64_t id, std::string host);
+  void give_up(const std::string& host, const UnavailableHost& why);
+  void left();  // a held task left the stage
+
+  Fetcher& fetcher_;
+  FetchStageOptions options_;
+  Deliver deliver_;
+  Park park_;
+  Frontier frontier_;
+  Politeness politeness_;
+  std::unordered_map<int64_t, Held> held_;                          // by the frontier's id
+  std::map<std::pair<std::string, std::string>, int64_t> by_task_;  // (project, taskid) → id
+  std::deque<int64_t> hostless_;
+  std::unordered_map<std::string, CrawlTask> robots_like_;  // a task whose options robots.txt uses
+  std::unordered_map<std::string, int> robots_tries_;
+  std::vector<UnavailableHost> unavailable_;
+  uint64_t robots_retried_ = 0;
+  int64_t next_id_ = 0;
+  size_t in_flight_ = 0;
+  Event wake_;
+};
+
+}  // namespace squall

@@ -1,0 +1,264 @@
+// FetchStage: the Frontier and Politeness of the crawl toolkit around the engine's Fetcher.
+#include "squall/engine/fetch_stage.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+#include "squall/core/error.h"
+#include "squall/core/loop.h"
+#include "squall/http/http_date.h"
+
+namespace squall {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// The longest a Retry-After keeps a host waiting.
+constexpr Duration kRetryAfterMax = 10min;
+
+Duration seconds(double s) {
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(std::max(0.0, s)));
+}
+
+bool transient(int status) {
+  return status == 599 || status == 429 || status >= 500;
+}
+
+bool wants_robots(const nlohmann::json& fetch, bool every_task) {
+  auto it = fetch.find("robots_txt");
+  if (it == fetch.end() || it->is_null()) return every_task;
+  if (it->is_boolean()) return it->get<bool>();
+  if (it->is_number()) return it->get<double>() != 0;
+  return !(it->is_string() && it->get<std::string>().empty());
+}
+
+std::optional<Duration> retry_after(const http::Headers& headers) {
+  auto field = headers.get("Retry-After");
+  if (!field) return std::nullopt;
+  auto wait = http::parse_retry_after(*field, http::HttpClock::now());
+  if (!wait) return std::nullopt;
+  return std::min<Duration>(*wait, kRetryAfterMax);
+}
+
+}  // namespace
+
+FetchStage::FetchStage(Fetcher& fetcher, FetchStageOptions options, Deliver deliver, Park park)
+    : fetcher_(fetcher),
+      options_(std::move(options)),
+      deliver_(std::move(deliver)),
+      park_(std::move(park)),
+      frontier_(
+          {.per_host = options_.per_host ? options_.per_host : std::numeric_limits<size_t>::max(),
+           .delay = seconds(options_.delay)}),
+      politeness_(frontier_, {.obey_robots = true, .user_agent = options_.user_agent}) {
+  if (options_.capacity == 0) options_.capacity = 1;
+}
+
+FetchStage::~FetchStage() = default;
+
+size_t FetchStage::room() const noexcept {
+  return held_.size() < options_.capacity ? options_.capacity - held_.size() : 0;
+}
+
+size_t FetchStage::queued() const noexcept {
+  return held_.size() - in_flight_;
+}
+
+bool FetchStage::idle() const noexcept {
+  return held_.empty() && !politeness_.robots_pending();
+}
+
+void FetchStage::push(Dispatch d) {
+  if (d.token != 0) {
+    auto known = by_task_.find({d.task.project, d.task.taskid});
+    if (known != by_task_.end()) {
+      // Dispatched again while held: the newer token is the one the outcome must carry.
+      held_.at(known->second).dispatch.token = d.token;
+      return;
+    }
+  }
+  Held h;
+  h.robots = wants_robots(d.task.fetch, options_.obey_robots);
+  if (d.task.url.starts_with("http:") || d.task.url.starts_with("https:")) {
+    if (UrlResult u = Url::parse(d.task.url); u && u->is_http()) {
+      h.host = u->host_port();
+      h.url = *std::move(u);
+    }
+  }
+  if (!h.host.empty() && politeness_.unavailable(h.host)) {
+    auto why = std::find_if(unavailable_.begin(), unavailable_.end(),
+                            [&](const UnavailableHost& u) { return u.host == h.host; });
+    park_(std::move(d), why != unavailable_.end() ? *why : UnavailableHost{h.host, "other", ""});
+    return;
+  }
+  int64_t id = ++next_id_;
+  if (d.token != 0) by_task_[{d.task.project, d.task.taskid}] = id;
+  std::string host = h.host;
+  bool robots = h.robots && h.url;
+  if (robots && !robots_like_.count(host)) {
+    // What robots.txt is fetched with: the options of the host's first task that needs it.
+    CrawlTask like;
+    for (const char* key : {"user_agent", "proxy", "validate_cert", "timeout", "connect_timeout"})
+      if (auto v = d.task.fetch.find(key); v != d.task.fetch.end()) like.fetch[key] = *v;
+    robots_like_.emplace(host, std::move(like));
+  }
+  h.dispatch = std::move(d);
+  if (robots) politeness_.meet(host, *h.url);
+  held_.emplace(id, std::move(h));
+  if (host.empty())
+    hostless_.push_back(id);
+  else
+    frontier_.push(host, CrawlUrl{.id = id});
+  wake_.set();
+}
+
+void FetchStage::left() {
+  if (on_room) on_room();
+}
+
+Task<void> FetchStage::worker() {
+  for (;;) {
+    TimePoint now = Loop::time();
+    if (std::optional<std::string> host = politeness_.next_robots(now)) {
+      co_await fetch_robots(std::move(*host));
+      continue;
+    }
+    if (!hostless_.empty()) {
+      int64_t id = hostless_.front();
+      hostless_.pop_front();
+      co_await fetch_task(id, "");
+      continue;
+    }
+    if (std::optional<FrontierLease> lease = frontier_.take(now)) {
+      if (politeness_.robots_expired(lease->host, now)) {
+        // Its robots.txt outlived its policy (RFC 9309 section 2.4): fetched again first.
+        co_await fetch_robots(lease->host);
+      }
+      co_await fetch_task(lease->url.id, lease->host);
+      continue;
+    }
+    wake_.clear();
+    std::optional<Duration> limit;
+    for (std::optional<TimePoint> at : {frontier_.next_ready(), politeness_.next_robots_retry()}) {
+      if (!at) continue;
+      Duration d = std::max<Duration>(*at - now, Duration{});
+      limit = limit ? std::min(*limit, d) : d;
+    }
+    try {
+      if (limit)
+        co_await wake_.wait(*limit);
+      else
+        co_await wake_.wait();
+    } catch (const TimeoutError&) {
+    }
+  }
+}
+
+Task<void> FetchStage::fetch_task(int64_t id, std::string host) {
+  auto it = held_.find(id);
+  if (it == held_.end()) {
+    if (!host.empty()) frontier_.release(host, Loop::time());
+    co_return;
+  }
+  ++in_flight_;
+  FetchResult r;
+  bool disallowed = false;
+  if (it->second.robots && it->second.url) {
+    RobotsMatch m = politeness_.allows(host, *it->second.url);
+    if (!m.allowed) {
+      disallowed = true;
+      const CrawlTask& t = it->second.dispatch.task;
+      r.status_code = 403;
+      r.orig_url = r.url = t.url;
+      r.error = "disallowed by robots.txt" + (m.rule ? " (" + m.rule->text + ")" : std::string());
+      r.save = t.fetch.value("save", nlohmann::json());
+    }
+  }
+  if (!disallowed) {
+    try {
+      r = co_await fetcher_.fetch(it->second.dispatch.task);
+    } catch (...) {
+      --in_flight_;
+      if (!host.empty()) frontier_.release(host, Loop::time());
+      throw;
+    }
+  }
+  --in_flight_;
+  it = held_.find(id);  // the map may have rehashed while the fetch ran
+  Dispatch d = std::move(it->second.dispatch);
+  held_.erase(it);
+  if (d.token != 0) by_task_.erase({d.task.project, d.task.taskid});
+  if (!host.empty()) {
+    TimePoint now = Loop::time();
+    if (!disallowed) {
+      politeness_.fetched(host, transient(r.status_code), r.time * 1000, now);
+      if (r.status_code == 429 || r.status_code == 503)
+        if (std::optional<Duration> wait = retry_after(r.headers))
+          frontier_.back_off(host, now + *wait);
+    }
+    frontier_.release(host, now);
+  }
+  wake_.set();
+  left();
+  co_await deliver_(std::move(d), std::move(r));
+}
+
+Task<void> FetchStage::fetch_robots(std::string host) {
+  const Url* url = politeness_.robots_fetch_started(host);
+  FetchResult r;
+  auto like = robots_like_.find(host);
+  if (url && like != robots_like_.end()) {
+    try {
+      r = co_await fetcher_.fetch_robots(*url, like->second);
+    } catch (...) {
+      politeness_.robots_unreachable(host, std::nullopt, Loop::time());
+      throw;
+    }
+  } else {
+    r.error = "no robots.txt URL for " + host;
+    r.error_kind = "other";
+  }
+  TimePoint now = Loop::time();
+  if (transient(r.status_code)) {
+    std::string kind =
+        r.status_code == 599 ? r.error_kind : "HTTP " + std::to_string(r.status_code);
+    std::string message = r.error;
+    int& tries = robots_tries_[host];
+    if (kind != "tls" && tries < options_.robots_retries) {
+      Duration wait = seconds(options_.robots_backoff) * (1 << std::min(tries, 16));
+      if (std::optional<Duration> after = retry_after(r.headers)) wait = std::max(wait, *after);
+      ++tries;
+      ++robots_retried_;
+      politeness_.robots_unreachable(host, now + wait, now);
+      wake_.set();
+      co_return;
+    }
+    politeness_.robots_unreachable(host, std::nullopt, now);
+    if (politeness_.unavailable(host)) {
+      if (tries > 0) message += " (gave up after " + std::to_string(tries + 1) + " tries)";
+      give_up(host, UnavailableHost{host, kind, "robots.txt: " + message});
+    }
+  } else {
+    robots_tries_.erase(host);
+    politeness_.robots_fetched(host, RobotsPolicy::from_response(r.status_code, r.content), now);
+  }
+  wake_.set();
+}
+
+void FetchStage::give_up(const std::string& host, const UnavailableHost& why) {
+  unavailable_.push_back(why);
+  robots_like_.erase(host);
+  for (const CrawlUrl& queued : frontier_.drop(host)) {
+    auto it = held_.find(queued.id);
+    if (it == held_.end()) continue;
+    Dispatch d = std::move(it->second.dispatch);
+    held_.erase(it);
+    if (d.token != 0) by_task_.erase({d.task.project, d.task.taskid});
+    park_(std::move(d), why);
+  }
+  left();
+}
+
+}  // namespace squall

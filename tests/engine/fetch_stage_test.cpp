@@ -1,0 +1,370 @@
+// FetchStage: per-host limits and delays, robots.txt before a host's pages, unreachable hosts
+// parked, and a task dispatched twice fetched once; against real local servers.
+#include "squall/engine/fetch_stage.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "squall/core/sleep.h"
+#include "squall/core/spawn.h"
+#include "squall/http/server.h"
+#include "support/loop_fixture.h"
+
+namespace squall {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// A site that records what it was asked, how many requests it held at once, and when each came.
+struct Site {
+  std::string robots;       // the robots.txt body ("" for a 404)
+  int robots_status = 200;  // 503 makes it unreachable
+  Duration page_time{};     // how long each page takes
+  std::vector<std::string> paths;
+  std::vector<TimePoint> page_starts;
+  int busy = 0, most_busy = 0;
+  int* shared_busy = nullptr;  // counted across sites too
+  int* shared_most = nullptr;
+
+  http::Handler handler() {
+    return [this](http::ServerRequest& request, http::ServerResponse& response) -> Task<void> {
+      std::string path(request.path());
+      paths.push_back(path);
+      if (path == "/robots.txt") {
+        if (robots_status != 200 || robots.empty()) {
+          response.set_status(robots.empty() && robots_status == 200 ? 404 : robots_status);
+          co_return;
+        }
+        co_await response.write(robots);
+        co_return;
+      }
+      page_starts.push_back(Loop::time());
+      most_busy = std::max(most_busy, ++busy);
+      if (shared_busy) *shared_most = std::max(*shared_most, ++*shared_busy);
+      if (page_time > Duration{}) co_await sleep(page_time);
+      --busy;
+      if (shared_busy) --*shared_busy;
+      response.headers().set("Content-Type", "text/html");
+      co_await response.write("<p>" + path + "</p>");
+    };
+  }
+  size_t asked(const std::string& path) const {
+    return static_cast<size_t>(std::count(paths.begin(), paths.end(), path));
+  }
+};
+
+Dispatch dispatch_of(const std::string& url, uint64_t token, json fetch = json::object()) {
+  Dispatch d;
+  d.task = CrawlTask::for_url("p", url);
+  d.task.fetch = std::move(fetch);
+  d.token = token;
+  return d;
+}
+
+// Runs a stage with `workers` workers until `expected` tasks came out (delivered or parked).
+struct StageRun {
+  std::vector<std::pair<Dispatch, FetchResult>> delivered;
+  std::vector<std::pair<Dispatch, UnavailableHost>> parked;
+  Event done;
+  size_t expected = 0;
+
+  FetchStage::Deliver deliver() {
+    return [this](Dispatch d, FetchResult r) -> Task<void> {
+      delivered.emplace_back(std::move(d), std::move(r));
+      check();
+      co_return;
+    };
+  }
+  FetchStage::Park park() {
+    return [this](Dispatch d, const UnavailableHost& why) {
+      parked.emplace_back(std::move(d), why);
+      check();
+    };
+  }
+  void check() {
+    if (delivered.size() + parked.size() >= expected) done.set();
+  }
+  const FetchResult* result(const std::string& url) const {
+    for (const auto& [d, r] : delivered)
+      if (d.task.url == url) return &r;
+    return nullptr;
+  }
+};
+
+class FetchStageTest : public test::LoopTest {
+ protected:
+  // Pushes `tasks` into a stage made with `options` and `workers` workers; returns once every
+  // task came out, the stage idle.
+  Task<void> run_stage(FetchStageOptions options, std::vector<Dispatch> tasks, StageRun& out,
+                       size_t workers = 4) {
+    Fetcher fetcher;
+    FetchStage stage(fetcher, std::move(options), out.deliver(), out.park());
+    out.expected = tasks.size();
+    std::vector<TaskHandle<void>> running;
+    for (size_t i = 0; i < workers; ++i) running.push_back(spawn(stage.worker()));
+    for (Dispatch& d : tasks) stage.push(std::move(d));
+    co_await out.done.wait(20s);
+    EXPECT_TRUE(stage.idle());
+    for (TaskHandle<void>& w : running) w.kill();
+    for (TaskHandle<void>& w : running) co_await w.join();
+  }
+};
+
+std::string origin_of(const http::HttpServer& server) {
+  return "http://127.0.0.1:" + std::to_string(server.port());
+}
+
+TEST_F(FetchStageTest, AHostHasNoMoreFetchesInFlightThanPerHostAndOtherHostsGoOnMeanwhile) {
+  auto body = [&]() -> Task<void> {
+    int busy = 0, most = 0;
+    Site a, b;
+    for (Site* s : {&a, &b}) {
+      s->page_time = 30ms;
+      s->shared_busy = &busy;
+      s->shared_most = &most;
+    }
+    http::HttpServer sa(a.handler()), sb(b.handler());
+    sa.listen(Address::parse("127.0.0.1:0"));
+    sb.listen(Address::parse("127.0.0.1:0"));
+    std::vector<Dispatch> tasks;
+    for (int i = 0; i < 5; ++i) {
+      tasks.push_back(dispatch_of(origin_of(sa) + "/" + std::to_string(i), 1 + i));
+      tasks.push_back(dispatch_of(origin_of(sb) + "/" + std::to_string(i), 100 + i));
+    }
+    StageRun run;
+    FetchStageOptions options{.per_host = 1};
+    co_await run_stage(options, std::move(tasks), run);
+    EXPECT_EQ(run.delivered.size(), 10u);
+    EXPECT_EQ(a.most_busy, 1);
+    EXPECT_EQ(b.most_busy, 1);
+    EXPECT_EQ(most, 2) << "the two hosts are fetched from at the same time";
+    for (const auto& [d, r] : run.delivered) EXPECT_EQ(r.status_code, 200) << d.task.url;
+    co_await sa.stop(1s);
+    co_await sb.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(FetchStageTest, WithoutPerHostAHostGetsAsManyFetchesAsThereAreWorkers) {
+  auto body = [&]() -> Task<void> {
+    Site a;
+    a.page_time = 30ms;
+    http::HttpServer sa(a.handler());
+    sa.listen(Address::parse("127.0.0.1:0"));
+    std::vector<Dispatch> tasks;
+    for (int i = 0; i < 6; ++i)
+      tasks.push_back(dispatch_of(origin_of(sa) + "/" + std::to_string(i), 1 + i));
+    StageRun run;
+    co_await run_stage(FetchStageOptions(), std::move(tasks), run, 3);
+    EXPECT_EQ(run.delivered.size(), 6u);
+    EXPECT_EQ(a.most_busy, 3);
+    co_await sa.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(FetchStageTest, TheStartsOfTwoFetchesFromOneHostAreAtLeastTheDelayApart) {
+  auto body = [&]() -> Task<void> {
+    Site a;
+    http::HttpServer sa(a.handler());
+    sa.listen(Address::parse("127.0.0.1:0"));
+    std::vector<Dispatch> tasks;
+    for (int i = 0; i < 4; ++i)
+      tasks.push_back(dispatch_of(origin_of(sa) + "/" + std::to_string(i), 1 + i));
+    StageRun run;
+    FetchStageOptions options{.per_host = 4, .delay = 0.05};
+    co_await run_stage(options, std::move(tasks), run);
+    EXPECT_EQ(run.delivered.size(), 4u);
+    EXPECT_EQ(a.page_starts.size(), 4u);
+    for (size_t i = 1; i < a.page_starts.size(); ++i)
+      EXPECT_GE(a.page_starts[i] - a.page_starts[i - 1], 45ms) << i;
+    co_await sa.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(FetchStageTest, RobotsTxtIsFetchedOnceBeforeTheHostsPagesAndADisallowedPageIsA403) {
+  auto body = [&]() -> Task<void> {
+    Site a;
+    a.robots = "User-agent: *\nDisallow: /private\n";
+    http::HttpServer sa(a.handler());
+    sa.listen(Address::parse("127.0.0.1:0"));
+    std::string o = origin_of(sa);
+    StageRun run;
+    FetchStageOptions options{.obey_robots = true};
+    std::vector<Dispatch> tasks;
+    tasks.push_back(dispatch_of(o + "/a", 1));
+    tasks.push_back(dispatch_of(o + "/b", 2));
+    tasks.push_back(dispatch_of(o + "/private/x", 3));
+    co_await run_stage(options, std::move(tasks), run);
+    EXPECT_EQ(a.asked("/robots.txt"), 1u);
+    EXPECT_EQ(a.paths.empty() ? "" : a.paths.front(), "/robots.txt");
+    EXPECT_EQ(a.asked("/private/x"), 0u);
+    const FetchResult* refused = run.result(o + "/private/x");
+    EXPECT_TRUE(refused && refused->status_code == 403);
+    if (refused) {
+      EXPECT_NE(refused->error.find("disallowed by robots.txt"), std::string::npos)
+          << refused->error;
+    }
+    const FetchResult* page = run.result(o + "/a");
+    EXPECT_TRUE(page && page->status_code == 200);
+    co_await sa.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(FetchStageTest, OnlyTheTasksThatAskHaveTheirHostsRobotsTxtRead) {
+  auto body = [&]() -> Task<void> {
+    Site a, b;
+    a.robots = b.robots = "User-agent: *\nDisallow: /\n";
+    http::HttpServer sa(a.handler()), sb(b.handler());
+    sa.listen(Address::parse("127.0.0.1:0"));
+    sb.listen(Address::parse("127.0.0.1:0"));
+    StageRun run;
+    std::vector<Dispatch> tasks;
+    tasks.push_back(dispatch_of(origin_of(sa) + "/x", 1, {{"robots_txt", true}}));
+    tasks.push_back(dispatch_of(origin_of(sb) + "/x", 2));
+    co_await run_stage(FetchStageOptions(), std::move(tasks), run);
+    EXPECT_EQ(a.asked("/robots.txt"), 1u);
+    EXPECT_EQ(a.asked("/x"), 0u);
+    EXPECT_EQ(b.asked("/robots.txt"), 0u);
+    EXPECT_EQ(b.asked("/x"), 1u);
+    co_await sa.stop(1s);
+    co_await sb.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(FetchStageTest, AnUnreachableRobotsTxtIsTriedAgainThenTheHostsTasksAreParked) {
+  auto body = [&]() -> Task<void> {
+    Site a, b;
+    a.robots_status = 503;
+    http::HttpServer sa(a.handler()), sb(b.handler());
+    sa.listen(Address::parse("127.0.0.1:0"));
+    sb.listen(Address::parse("127.0.0.1:0"));
+    std::string o = origin_of(sa);
+    Fetcher fetcher;
+    StageRun run;
+    run.expected = 4;
+    FetchStage stage(fetcher, {.obey_robots = true, .robots_retries = 1, .robots_backoff = 0.01},
+                     run.deliver(), run.park());
+    std::vector<TaskHandle<void>> workers;
+    for (int i = 0; i < 2; ++i) workers.push_back(spawn(stage.worker()));
+    stage.push(dispatch_of(o + "/a", 1));
+    stage.push(dispatch_of(o + "/b", 2));
+    stage.push(dispatch_of(origin_of(sb) + "/c", 3));
+    while (run.parked.size() < 2) co_await sleep(5ms);
+    // A later task of the host is parked at once.
+    stage.push(dispatch_of(o + "/d", 4));
+    co_await run.done.wait(10s);
+    EXPECT_EQ(a.asked("/robots.txt"), 2u);
+    EXPECT_EQ(a.paths.size(), 2u) << "no page of an unavailable host is fetched";
+    EXPECT_EQ(run.parked.size(), 3u);
+    for (const auto& [d, why] : run.parked) {
+      EXPECT_TRUE(d.task.url.starts_with(o)) << d.task.url;
+      EXPECT_EQ(why.kind, "HTTP 503");
+      EXPECT_NE(why.message.find("robots.txt: HTTP 503"), std::string::npos) << why.message;
+      EXPECT_NE(why.message.find("(gave up after 2 tries)"), std::string::npos) << why.message;
+    }
+    EXPECT_EQ(stage.unavailable().size(), 1u);
+    for (const UnavailableHost& u : stage.unavailable())
+      EXPECT_EQ(u.host, "127.0.0.1:" + std::to_string(sa.port()));
+    EXPECT_EQ(stage.robots_retried(), 1u);
+    EXPECT_EQ(run.delivered.size(), 1u) << "the other host is fetched";
+    EXPECT_TRUE(stage.idle());
+    for (TaskHandle<void>& w : workers) w.kill();
+    for (TaskHandle<void>& w : workers) co_await w.join();
+    co_await sa.stop(1s);
+    co_await sb.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(FetchStageTest, ARefusedConnectionForRobotsTxtMakesTheHostUnavailableWithItsReason) {
+  auto body = [&]() -> Task<void> {
+    uint16_t port = 0;
+    Site site;
+    {
+      http::HttpServer gone(site.handler());
+      gone.listen(Address::parse("127.0.0.1:0"));
+      port = gone.port();
+    }
+    std::string o = "http://127.0.0.1:" + std::to_string(port);
+    StageRun run;
+    FetchStageOptions options{.obey_robots = true, .robots_retries = 0};
+    std::vector<Dispatch> tasks;
+    tasks.push_back(dispatch_of(o + "/", 1));
+    co_await run_stage(options, std::move(tasks), run);
+    EXPECT_EQ(run.parked.size(), 1u);
+    for (const auto& [d, why] : run.parked) {
+      EXPECT_EQ(why.kind, "connect");
+      EXPECT_NE(why.message.find("robots.txt: "), std::string::npos) << why.message;
+      EXPECT_EQ(why.message.find("gave up"), std::string::npos) << why.message;
+    }
+  };
+  run(body());
+}
+
+TEST_F(FetchStageTest, ATaskDispatchedAgainWhileHeldIsFetchedOnceWithTheNewerToken) {
+  auto body = [&]() -> Task<void> {
+    Site a;
+    a.page_time = 30ms;
+    http::HttpServer sa(a.handler());
+    sa.listen(Address::parse("127.0.0.1:0"));
+    std::string o = origin_of(sa);
+    Fetcher fetcher;
+    StageRun run;
+    run.expected = 2;
+    FetchStage stage(fetcher, {.per_host = 1}, run.deliver(), run.park());
+    TaskHandle<void> worker = spawn(stage.worker());
+    stage.push(dispatch_of(o + "/x", 1));
+    stage.push(dispatch_of(o + "/y", 2));
+    stage.push(dispatch_of(o + "/y", 3));  // its processing timeout passed while it waited
+    EXPECT_EQ(stage.queued(), 2u);
+    co_await run.done.wait(10s);
+    co_await sleep(50ms);
+    EXPECT_EQ(run.delivered.size(), 2u);
+    for (const auto& [d, r] : run.delivered)
+      if (d.task.url == o + "/y") {
+        EXPECT_EQ(d.token, 3u);
+      }
+    EXPECT_EQ(a.asked("/y"), 1u);
+    worker.kill();
+    co_await worker.join();
+    co_await sa.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(FetchStageTest, ItHoldsNoMoreThanItsCapacityAndDataUrlsNeedNoHost) {
+  auto body = [&]() -> Task<void> {
+    Fetcher fetcher;
+    StageRun run;
+    run.expected = 2;
+    FetchStage stage(fetcher, {.capacity = 2}, run.deliver(), run.park());
+    size_t rooms = 0;
+    stage.on_room = [&] { ++rooms; };
+    EXPECT_EQ(stage.room(), 2u);
+    stage.push(dispatch_of("data:,hello", 1));
+    stage.push(dispatch_of("data:text/html,<p>x</p>", 2));
+    EXPECT_EQ(stage.room(), 0u);
+    TaskHandle<void> worker = spawn(stage.worker());
+    co_await run.done.wait(10s);
+    EXPECT_EQ(stage.room(), 2u);
+    EXPECT_EQ(rooms, 2u);
+    const FetchResult* hello = run.result("data:,hello");
+    EXPECT_TRUE(hello && hello->status_code == 200 && hello->content == "hello");
+    worker.kill();
+    co_await worker.join();
+  };
+  run(body());
+}
+
+}  // namespace
+}  // namespace squall
