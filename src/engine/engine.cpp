@@ -98,11 +98,27 @@ struct Engine::State {
         }
         continue;
       }
+      bool refused = false;
       for (Dispatch& d : batch) {
+        if (refused || (options.hooks.may_dispatch && !options.hooks.may_dispatch(d.task))) {
+          refused = true;
+          scheduler->put_back(d);
+          continue;
+        }
         ++in_flight;
         ++summary.dispatched;
         if (d.task.taskid != "on_finished") finish_sent = false;
         stage->push(std::move(d));
+      }
+      if (refused) {
+        // The program's limit: asked again when the work in flight changes it, and the end of
+        // the run once nothing is in flight.
+        if (in_flight == 0) {
+          summary.limited = true;
+          break;
+        }
+        wake.clear();
+        co_await wake.wait();
       }
     }
     finished.set();
@@ -183,6 +199,7 @@ struct Engine::State {
   }
 
   Task<void> commit() {
+    if (options.hooks.committing) co_await options.hooks.committing(*store);
     co_await results->checkpoint();
     co_await scheduler->commit();
   }
@@ -225,6 +242,13 @@ SqliteStore* Engine::store() noexcept {
   return state_->store.get();
 }
 
+const FetchStage* Engine::fetch_stage() const noexcept {
+  return state_->stage.get();
+}
+size_t Engine::in_flight() const noexcept {
+  return state_->in_flight;
+}
+
 void Engine::stop() noexcept {
   state_->stopping = true;
   state_->wake.set();
@@ -233,7 +257,7 @@ void Engine::stop() noexcept {
 Task<EngineSummary> Engine::run() {
   State& s = *state_;
   auto started = std::chrono::steady_clock::now();
-  s.store = SqliteStore::open(s.options.store, s.options.fresh);
+  s.store = SqliteStore::open(s.options.store, s.options.fresh, s.options.store_label);
   s.scheduler = std::make_unique<Scheduler>(*s.store, s.options.scheduler);
   s.results = std::make_unique<ResultWorker>(*s.store, s.options.jsonl);
   co_await s.results->open(s.options.fresh);
@@ -248,6 +272,8 @@ Task<EngineSummary> Engine::run() {
       [&s](Dispatch d, FetchResult r) { return s.deliver(std::move(d), std::move(r)); },
       [&s](Dispatch d, const UnavailableHost&) { s.park(std::move(d)); });
   s.stage->on_room = [&s] { s.wake.set(); };
+  s.stage->on_robots = s.options.hooks.robots;
+  if (s.options.hooks.opened) co_await s.options.hooks.opened(*s.store);
   s.process_queue = std::make_unique<Queue<Fetched>>(std::max<size_t>(1, s.options.queue_size));
 
   std::vector<CrawlTask> starts;

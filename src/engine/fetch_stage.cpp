@@ -243,6 +243,7 @@ Task<void> FetchStage::fetch_robots(std::string host) {
   } else {
     robots_tries_.erase(host);
     politeness_.robots_fetched(host, RobotsPolicy::from_response(r.status_code, r.content), now);
+    if (on_robots) on_robots(host, r);
   }
   wake_.set();
 }

@@ -49,11 +49,15 @@ FetchResult failed(const CrawlTask& task, int status, std::string error) {
   return r;
 }
 
+// What a WARC response record may hold beyond the body limit: the head and the chunk framing.
+constexpr size_t kWarcHeadRoom = size_t{1} << 20;
+
 // The fields of a fetch result that the client's response gives.
 FetchResult from_response(http::HttpResponse resp, std::string orig_url) {
   FetchResult r;
   r.url = resp.effective_url.empty() ? orig_url : std::move(resp.effective_url);
   r.orig_url = std::move(orig_url);
+  r.redirects = std::move(resp.redirect_chain);
   r.status_code = resp.code;
   r.headers = std::move(resp.headers);
   r.content = std::move(resp.body);
@@ -92,6 +96,7 @@ json FetchResult::track() const {
             {"status_code", status_code},
             {"url", url},
             {"time", time},
+            {"length", content.size()},
             {"error", error.empty() ? json() : json(error)}};
   if (auto etag = headers.get("ETag")) t["etag"] = std::string(*etag);
   if (auto lm = headers.get("Last-Modified")) t["last_modified"] = std::string(*lm);
@@ -171,7 +176,7 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
   req.connect_timeout = seconds(option<double>(f, "connect_timeout", options_.connect_timeout));
   req.follow_redirects = option_on(f, "allow_redirects", true);
   req.max_redirects = option<int>(f, "max_redirects", 5);
-  req.validate_cert = option_on(f, "validate_cert", true);
+  req.validate_cert = option_on(f, "validate_cert", options_.validate_cert);
   req.proxy = option<std::string>(f, "proxy", "");
   if (!req.proxy.empty() && req.proxy.find("://") == std::string::npos)
     req.proxy = "http://" + req.proxy;  // pyspider takes "host:port"
@@ -201,7 +206,7 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
       conditional = true;
     }
 
-  http::HttpResponse resp = co_await client().fetch(std::move(req));
+  http::HttpResponse resp = co_await send(&task, std::move(req));
   FetchResult r = from_response(std::move(resp), task.url);
   r.save = f.value("save", json());
   r.unchanged = conditional && resp.code == 304;
@@ -216,6 +221,17 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
   r.encoding =
       declared_charset(content_type, std::string_view(r.content).substr(0, 1024)).value_or("");
   co_return r;
+}
+
+Task<http::HttpResponse> Fetcher::send(const CrawlTask* task, http::HttpRequest req) {
+  if (options_.prepare) options_.prepare(task, req);
+  std::optional<WarcRecorder> recorder;
+  if (options_.archive)
+    req.capture =
+        &recorder.emplace(req.max_body_size.value_or(options_.max_body_size) + kWarcHeadRoom);
+  http::HttpResponse resp = co_await client().fetch(std::move(req));
+  if (recorder) options_.archive(recorder->exchanges());
+  co_return resp;
 }
 
 Task<FetchResult> Fetcher::fetch_robots(const Url& url, const CrawlTask& like) {
@@ -234,8 +250,8 @@ Task<FetchResult> Fetcher::fetch_robots(const Url& url, const CrawlTask& like) {
   req.proxy = option<std::string>(f, "proxy", "");
   if (!req.proxy.empty() && req.proxy.find("://") == std::string::npos)
     req.proxy = "http://" + req.proxy;
-  req.validate_cert = option_on(f, "validate_cert", true);
-  http::HttpResponse resp = co_await client().fetch(std::move(req));
+  req.validate_cert = option_on(f, "validate_cert", options_.validate_cert);
+  http::HttpResponse resp = co_await send(nullptr, std::move(req));
   FetchResult r = from_response(std::move(resp), std::string(url.href()));
   r.time = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   co_return r;

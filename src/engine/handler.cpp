@@ -25,6 +25,8 @@ Response::Response(FetchResult r, const CrawlTask& task)
       time(r.time),
       save(std::move(r.save)),
       error(std::move(r.error)),
+      error_kind(std::move(r.error_kind)),
+      redirects(std::move(r.redirects)),
       task_(&task) {}
 
 void Response::raise_for_status() const {
@@ -297,6 +299,13 @@ void Handler::collect(const CrawlTask* current, const std::string* base_url,
 void Handler::crawl(std::string_view url, const json& kwargs) {
   if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
   out_->follows.push_back(make_task(url, kwargs));
+}
+
+void Handler::crawl(CrawlTask task) {
+  if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
+  if (task.project.empty()) task.project = project_;
+  if (task.taskid.empty()) task.taskid = get_taskid(task);
+  out_->follows.push_back(std::move(task));
 }
 
 void Handler::crawl(const std::vector<std::string>& urls, const json& kwargs) {

@@ -331,11 +331,12 @@ Task<void> Scheduler::handle(CrawlTask task, RequestCounts& counts) {
     }
   }
 
-  if (verdict == RequestVerdict::Insert && task.status == TaskStatus::Bad) {
+  if (verdict == RequestVerdict::Insert && task.status != TaskStatus::Active) {
     task.updatetime = now;
+    CounterKind kind = total_of(task.status);
     co_await store_.put(task, 0);
-    p->count(CounterKind::Failed, now);
-    p->move_total(std::nullopt, CounterKind::Failed);
+    p->count(kind, now);
+    p->move_total(std::nullopt, kind);
     ++counts.inserted;
     co_return;
   }
@@ -523,6 +524,17 @@ bool Scheduler::release(const Dispatch& d) {
   if (it == p->in_work.end() || it->second.token != d.token) return false;
   // Read from the store before the windows' cursors, it is not read again in this run.
   p->in_work.erase(it);
+  return true;
+}
+
+bool Scheduler::put_back(const Dispatch& d) {
+  ProjectState* p = find(d.task.project);
+  if (!p) return false;
+  auto it = p->in_work.find(d.task.taskid);
+  if (it == p->in_work.end() || it->second.token != d.token) return false;
+  QueuedTask q = std::move(it->second.queued);
+  p->in_work.erase(it);
+  p->ready.admit(std::move(q), options_.window);
   return true;
 }
 

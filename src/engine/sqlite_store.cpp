@@ -197,10 +197,11 @@ struct SqliteStore::Db {
   }
 };
 
-std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path, bool start_over) {
+std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path, bool start_over,
+                                               std::string label) {
   auto db = std::make_unique<Db>();
   db->path = path;
-  db->file = SqliteFile::open(path, "engine store",
+  db->file = SqliteFile::open(path, std::move(label),
                               " (one engine per store): wait for it to end, or give another file",
                               start_over);
   SqliteFile& f = *db->file;

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <thread>
 
-#include "squall/crawl/store.h"
+#include "support/crawl_state.h"
 #include "support/process.h"
 #include "support/site.h"
 #include "support/squall_command.h"
@@ -27,7 +27,7 @@ using namespace std::chrono_literals;
 
 // Pages the state file has a result for (done or given up), skipped ones left out.
 size_t stored_pages(const std::filesystem::path& state) {
-  StoreCounts c = CrawlStore::open(state).counts();
+  test::CrawlStateCounts c = test::crawl_state_counts(state);
   return static_cast<size_t>(c.done + c.failed);
 }
 
@@ -52,10 +52,10 @@ TEST(CrawlState, AStateOfAnotherCrawlIsRefusedAndFreshStartsOver) {
   Process fresh = run_crawl(work.path(), {site.origin + "/", "--max-depth", "0", "--fresh"});
   EXPECT_EQ(exit_status(fresh.wait(0ms)), 0) << fresh.output();
   EXPECT_FALSE(contains(fresh.output(), "resumed")) << fresh.output();
-  CrawlStore store = CrawlStore::open(work.path() / "crawl.db");
-  auto results = store.results();
+  auto results = test::crawl_state_pages(work.path() / "crawl.db");
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].url, site.origin + "/");
+  EXPECT_EQ(results[0].state, test::CrawlStatePage::State::Done);
 }
 
 TEST(CrawlState, MaxPagesFetchesExactlyThatManyCountedAcrossResumes) {

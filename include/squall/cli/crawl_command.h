@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "squall/crawl/crawler.h"
+#include "squall/engine/crawler.h"
 
 namespace squall::cli {
 

@@ -27,9 +27,15 @@
 #include <vector>
 
 #include "squall/core/time.h"
-#include "squall/crawl/store.h"
 
 namespace squall {
+
+// An entry of the frontier: the id its owner knows it by, and the URL when the owner keeps it
+// here.
+struct CrawlUrl {
+  int64_t id = 0;
+  std::string url;
+};
 
 struct FrontierOptions {
   size_t per_host = 2;  // fetches in flight per host

@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-#include "squall/crawl/crawler.h"
+#include "squall/crawl/crawled_page.h"
 
 namespace squall {
 

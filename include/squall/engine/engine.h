@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -48,8 +49,25 @@
 
 namespace squall {
 
+// What a program that runs the engine for its own ends (squall crawl's Crawler) hooks into it.
+struct EngineHooks {
+  // After the store opened, before the projects start: a program's own outputs claim their
+  // files, a resumed run is checked against what the store holds. Throws to refuse the run.
+  std::function<Task<void>(SqliteStore&)> opened;
+  // Before each commit: a program's own writes flushed and their offsets put in the store's
+  // meta, to become durable with the tasks they describe.
+  std::function<Task<void>(SqliteStore&)> committing;
+  // Asked before each task leaves the scheduler. False: the task goes back to its place, and it
+  // is asked about again when work in flight ends; when nothing is in flight, run() returns (a
+  // page limit).
+  std::function<bool(const CrawlTask&)> may_dispatch;
+  // Each robots.txt that answered (FetchStage::on_robots).
+  std::function<void(const std::string& host, const FetchResult&)> robots;
+};
+
 struct EngineOptions {
   std::filesystem::path store = "engine.db";
+  std::string store_label = "engine store";  // what errors call the store file
   bool fresh = false;            // drop what the store and the export held
   std::filesystem::path jsonl;   // the results' export; empty for none
   size_t concurrency = 10;       // fetches in flight
@@ -61,6 +79,7 @@ struct EngineOptions {
   // Per-host politeness and robots.txt (fetch_stage.h); its capacity is queue_size and its user
   // agent the fetcher's.
   FetchStageOptions hosts;
+  EngineHooks hooks;
 };
 
 struct EngineSummary {
@@ -70,6 +89,7 @@ struct EngineSummary {
   uint64_t results = 0;     // results stored
   uint64_t follows = 0;     // new tasks taken in
   uint64_t parked = 0;      // tasks of unavailable hosts, left active for a later run
+  bool limited = false;     // may_dispatch ended it
   double seconds = 0;
   bool stopped = false;
 };
@@ -95,6 +115,8 @@ class Engine {
   // While run() runs (null before).
   Scheduler* scheduler() noexcept;
   SqliteStore* store() noexcept;
+  const FetchStage* fetch_stage() const noexcept;
+  size_t in_flight() const noexcept;  // dispatched, outcome not in yet
 
  private:
   struct State;

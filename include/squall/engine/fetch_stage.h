@@ -95,6 +95,9 @@ class FetchStage {
   }
   // Called when room() grows (a held task left).
   std::function<void()> on_room;
+  // Called with each robots.txt that answered with a status: what a program reads of it beside
+  // the rules (its Sitemap lines).
+  std::function<void(const std::string& host, const FetchResult& robots)> on_robots;
 
  private:
   struct Held {

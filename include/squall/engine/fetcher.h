@@ -18,12 +18,15 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "squall/core/task.h"
+#include "squall/crawl/warc.h"
 #include "squall/engine/crawl_task.h"
 #include "squall/http/client.h"
 
@@ -43,12 +46,13 @@ struct FetchResult {
   // With status_code 599, the kind of failure (HttpResponse::failure_kind: "timeout",
   // "connect", "tls", ...); empty otherwise.
   std::string error_kind;
-  bool unchanged = false;  // a 304 to a conditional request
+  std::vector<std::string> redirects;  // the URLs that redirected, in order, before `url`
+  bool unchanged = false;              // a 304 to a conditional request
 
   // pyspider's fetch result dict (content as text).
   nlohmann::json to_json() const;
-  // What the task's track keeps of a fetch: ok, status_code, url, time, error, etag,
-  // last_modified (the processor adds the body's start when the task failed).
+  // What the task's track keeps of a fetch: ok, status_code, url, time, length (the body's
+  // bytes), error, etag, last_modified (the processor adds the body's start when the task failed).
   nlohmann::json track() const;
 };
 
@@ -62,6 +66,13 @@ struct FetcherOptions {
   // leaves no connection behind on it).
   http::HttpClient* client = nullptr;
   size_t max_clients = 10;
+  bool validate_cert = true;  // for a task whose fetch does not say
+  // Called with every request before it goes (robots.txt's too, with a null task): what a
+  // program adds to all of them (a proxy by URL, a cookie file's cookies, a body limit by kind).
+  std::function<void(const CrawlTask* task, http::HttpRequest& request)> prepare;
+  // When set, every fetch (robots.txt's too) is captured as it crosses the wire, and its
+  // exchanges (each redirect hop) are handed here at its end: what a WARC writer takes.
+  std::function<void(const std::vector<WarcExchange>& exchanges)> archive;
 };
 
 class Fetcher {
@@ -80,6 +91,8 @@ class Fetcher {
 
  private:
   http::HttpClient& client();
+  // Sends a request through prepare, the WARC and the client.
+  Task<http::HttpResponse> send(const CrawlTask* task, http::HttpRequest req);
   Task<FetchResult> fetch_http(const CrawlTask& task);
   FetcherOptions options_;
   std::unique_ptr<http::HttpClient> own_client_;

@@ -71,6 +71,8 @@ class Response {
   double time = 0;
   nlohmann::json save;  // what the task's crawl(save=...) gave
   std::string error;
+  std::string error_kind;              // with status 599: "timeout", "connect", "tls", ...
+  std::vector<std::string> redirects;  // the URLs that redirected, in order, before `url`
 
   const CrawlTask& task() const noexcept { return *task_; }
   bool ok() const noexcept { return error.empty() && status_code >= 200 && status_code < 400; }
@@ -158,6 +160,9 @@ class Handler {
   void crawl(std::string_view url, const nlohmann::json& kwargs = nlohmann::json::object());
   void crawl(const std::vector<std::string>& urls,
              const nlohmann::json& kwargs = nlohmann::json::object());
+  // A task the project built itself, with no keywords to read: the fast path of a project that
+  // makes many follows (squall crawl's). Its project and taskid are filled in when empty.
+  void crawl(CrawlTask task);
   // pyspider's self.send_message: `message` reaches `project`'s on_message.
   void send_message(const std::string& project, nlohmann::json message);
   // A line for the task's track (pyspider's print/logging inside a callback).

@@ -99,7 +99,8 @@ class Scheduler {
   // Takes requests for tasks (pyspider's newtask queue). A request whose project is unknown or
   // not running is rejected with a logged reason. A new task that comes marked bad (the handler
   // marks a URL it cannot parse so, with the reason in its track) is stored bad, never
-  // dispatched.
+  // dispatched; one that comes marked success (a redirect's target, fetched under the URL that
+  // redirected) is stored as done, so that it is not fetched again on its own.
   Task<RequestCounts> request(std::vector<CrawlTask> tasks);
 
   // Up to `max` tasks to fetch now, fairly across projects.
@@ -112,6 +113,10 @@ class Scheduler {
   // it stays active in the store with no try counted, and is dispatched again after a restart.
   // False when the token is stale.
   bool release(const Dispatch& d);
+
+  // Takes back a dispatched task that the engine did not hand on after all: it is dispatched
+  // again from its place. False when the token is stale.
+  bool put_back(const Dispatch& d);
 
   // When select() may next have something that it has not now (a delayed task due, a token
   // refilled, a pause over, a task in work timed out); nullopt when only a request or an outcome

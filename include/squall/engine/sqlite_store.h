@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "squall/engine/project_store.h"
 #include "squall/engine/result_store.h"
@@ -23,8 +24,10 @@ namespace squall {
 
 class SqliteStore final : public TaskStore, public ProjectStore, public ResultStore {
  public:
+  // `label` names the file in errors ("engine store crawl.db is in use by another process").
   static std::unique_ptr<SqliteStore> open(const std::filesystem::path& path,
-                                           bool start_over = false);
+                                           bool start_over = false,
+                                           std::string label = "engine store");
   ~SqliteStore() override;
 
   // TaskStore

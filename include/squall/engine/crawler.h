@@ -1,4 +1,5 @@
-// Crawler: Tornado's demo crawler grown into a real tool, as a class a program can drive.
+// Crawler: `squall crawl`, a built-in project run by the engine (engine.h), as a class a
+// program can drive.
 //
 //   CrawlerOptions options;
 //   options.start_urls = {"http://127.0.0.1:8000/"};
@@ -6,37 +7,40 @@
 //   Crawler crawler(options);
 //   CrawlSummary summary = co_await crawler.run();
 //
-// The demo's behaviour is kept: everything beneath the start URL's directory (scope Prefix, as
-// wget -np: "http://h/a/index.html" covers "http://h/a/"), fragments
-// removed, each URL fetched once, N workers, a total time limit, and at the end of a finished
-// crawl every URL taken into work finished. Beyond it:
-// - URLs resolved and normalised by the WHATWG parser (with <base href>); links from the
-//   streaming extractor, fed as the body arrives; only HTML (by Content-Type, then sniffing)
-//   is parsed; rel=nofollow and <meta name=robots> nofollow respected unless told otherwise.
-// - Scope (prefix, host, registrable domain, any), include/exclude patterns, depth and page
-//   limits, a per-page size limit.
-// - Sitemaps (sitemap.h): those robots.txt names and /sitemap.xml of each start host, read as
-//   they arrive (index files up to kMaxSitemapIndexDepth deep), feed the frontier within scope;
-//   one sitemap is fetched at a time, after the host's robots.txt and by its rules (within the
-//   client's per-host connection limit, but not spaced by the host's delay), each once per
-//   crawl (a resumed crawl does not read them again).
-// - Politeness: robots.txt fetched once per host and cached for its lifetime (RFC 9309's
-//   status rules), Crawl-delay honoured; a robots.txt that cannot be fetched (no answer, 429,
-//   5xx) means the site is unavailable, not that it disallows: it is tried again with the retry
-//   backoff, and a host given up on keeps its URLs queued in the state for a later run,
-//   nothing about the failure stored; per-host concurrency and delay (Politeness); work
-//   handed out by host readiness (Frontier), so a waiting host never holds a worker.
-// - Failures: 599, 429 and 5xx retried with exponential backoff (Retry-After honoured, in
-//   seconds or as a date); a URL still failing after the last try is recorded as failed with
-//   its reason; a host that keeps failing (5 in a row) is backed off, longer each time.
-// - State in SQLite (CrawlStore): stopped in any way and started again with the same state
+// The crawl is one project ("crawl") of the engine: its pages are tasks in the engine's store,
+// fetched by the engine's fetch stage (its per-host limit, delay and robots.txt) and handled by
+// the project's callback, which extracts links with the streaming LinkExtractor and asks for
+// those in scope as new tasks. What Tornado's demo crawler did is kept: everything beneath the
+// start URL's directory (scope Prefix, as wget -np: "http://h/a/index.html" covers
+// "http://h/a/"), fragments removed, each URL fetched once, N fetches at a time, a total time
+// limit, and at the end of a finished crawl every URL taken into work finished. Beyond it:
+// - URLs resolved and normalised by the WHATWG parser (with <base href>); only HTML (by
+//   Content-Type, then sniffing) is parsed; rel=nofollow and <meta name=robots> nofollow
+//   respected unless told otherwise.
+// - Scope (prefix, host, registrable domain, any), include/exclude patterns (scope.h), depth
+//   and page limits, a per-page size limit.
+// - Sitemaps (sitemap.h): those a start host's robots.txt names and its /sitemap.xml, read once
+//   its robots.txt answered, by its rules (index files up to kMaxSitemapIndexDepth deep); the
+//   URLs they list in scope come in at depth 1. Each is a task, so a resumed crawl does not read
+//   them again.
+// - Politeness: the fetch stage's (fetch_stage.h): robots.txt read once per host before its
+//   pages and again when its policy expires, Crawl-delay honoured; a robots.txt that cannot be
+//   fetched (no answer, 429, 5xx) means the site is unavailable, not that it disallows: it is
+//   tried again with the retry backoff, and a host given up on keeps its URLs queued in the
+//   state for a later run; per-host concurrency and delay; a host that keeps failing is backed
+//   off, and so is one that answers 429 or 503 with Retry-After.
+// - Failures: 599, 429 and 5xx retried (the task's retries) after retry_backoff, doubled each
+//   try; a URL still failing after the last try is recorded as failed with its reason. Other
+//   statuses (404 too) are final answers. The engine's failure pause is off: a crawl does not
+//   stop for a failing site.
+// - State in the engine's store: stopped in any way and started again with the same state
 //   file, the crawl resumes; nothing stored is fetched again, nothing is lost. The JSON lines
 //   and WARC outputs are cut back to what the state file had committed, so no record repeats.
-//   One state per crawl: the file records the crawl's identity (start URLs and the options that
-//   shape the frontier) and the outputs it writes, and a run that does not match is refused
-//   (unless `fresh`); one process per state file (CrawlStore's lock).
-// - Bounded memory: the frontier keeps at most frontier_memory URLs in memory (the rest wait
-//   in SQLite), the seen set costs 16 bytes a URL.
+//   One state per crawl: the store records the crawl's identity (start URLs and the options that
+//   shape it) and the outputs it writes, and a run that does not match is refused (unless
+//   `fresh`); one process per state file (the store's lock).
+// - Bounded memory: the scheduler holds a window of the queued URLs (the rest wait in the store),
+//   the fetch stage a bounded number of tasks.
 #pragma once
 
 #include <chrono>
@@ -51,39 +55,14 @@
 
 #include "squall/core/task.h"
 #include "squall/core/time.h"
+#include "squall/crawl/crawled_page.h"
+#include "squall/crawl/scope.h"
 #include "squall/http/cookie_jar.h"
 #include "squall/http/message.h"
 #include "squall/http/proxy.h"
 #include "squall/url/url.h"
 
 namespace squall {
-
-enum class CrawlScope { Prefix, Host, Domain, Any };
-
-// A fetched page, as the on_page hook sees it.
-struct CrawledPage {
-  std::string url;        // as queued
-  std::string final_url;  // after redirects
-  int status = 0;         // 599 when no response came (Tornado's and pyspider's convention)
-  int depth = 0;
-  std::string parent;
-  std::string content_type;
-  uint64_t length = 0;  // body bytes, decoded
-  double elapsed_ms = 0;
-  int links = 0;      // links taken into the crawl or already known
-  std::string error;  // why it failed; empty on success
-  // With status 599, the kind of failure (error_kind_name: "timeout", "connect", "resolve",
-  // "tls", "closed", "protocol", "too large", ...); empty otherwise.
-  std::string error_kind;
-  bool html = false;
-  std::optional<std::string> title;        // the first <title> of an HTML page (2xx)
-  std::vector<std::string> redirects;      // the URLs that redirected, in order, before final_url
-  std::optional<uint64_t> content_length;  // the Content-Length field as sent
-  std::string last_modified, etag;         // the fields as sent; empty when absent
-  // With CrawlerOptions::jsonl_links: every http(s) link of the page, resolved, without its
-  // fragment, each once, in document order.
-  std::vector<std::string> outlinks;
-};
 
 struct CrawlerOptions {
   std::vector<std::string> start_urls;
@@ -120,7 +99,7 @@ struct CrawlerOptions {
   bool validate_cert = true;
   std::string ca_certs;  // a CA bundle (PEM) instead of the system's store
 
-  std::filesystem::path state = "crawl.db";
+  std::filesystem::path state = "crawl.db";  // the engine's store (SqliteStore)
   // Start over: whatever the state file and the outputs held is dropped.
   bool fresh = false;
   std::string jsonl;         // a file, "-" for stdout, empty for none
@@ -129,8 +108,7 @@ struct CrawlerOptions {
   // the URLs they list that are in scope, at depth 1. Off in the library (a program asks for
   // it); `squall crawl` turns it on unless --no-sitemaps, as wget2's --follow-sitemaps is.
   bool sitemaps = false;
-  std::filesystem::path warc;       // empty for none
-  size_t frontier_memory = 100000;  // queued URLs kept in memory
+  std::filesystem::path warc;  // empty for none
 
   // Host names answered before DNS (the HTTP client's hostname_mapping).
   std::map<std::string, std::string, std::less<>> hostname_mapping;
@@ -194,12 +172,9 @@ class Crawler {
   CrawlProgress progress() const noexcept;
 
  private:
+  friend class CrawlProject;
   struct State;
   std::unique_ptr<State> state_;
 };
-
-// The registrable domain of a host by the Public Suffix List ("example.co.uk" for
-// "www.example.co.uk"); the host itself for IP addresses and hosts that are suffixes.
-std::string registrable_domain(std::string_view host);
 
 }  // namespace squall

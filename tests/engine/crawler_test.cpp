@@ -2,7 +2,7 @@
 // the Tornado and Python documentation (the site the seed's demo crawls), served by nginx and
 // checked against the reachable set walked independently; and squall's own server watching the
 // crawler's politeness and retries from the server side.
-#include "squall/crawl/crawler.h"
+#include "squall/engine/crawler.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -13,9 +13,9 @@
 #include <set>
 #include <sstream>
 
-#include "squall/crawl/store.h"
 #include "squall/http/http_date.h"
 #include "squall/http/server.h"
+#include "support/crawl_state.h"
 #include "support/loop_fixture.h"
 #include "support/process.h"
 #include "support/reachable.h"
@@ -41,9 +41,10 @@ class CrawlerTest : public test::LoopTest {
   }
   std::set<std::string> fetched_urls(const CrawlerOptions& o) {
     std::set<std::string> out;
-    CrawlStore store = CrawlStore::open(o.state);
-    for (const auto& r : store.results())
-      if (r.state != UrlState::Skipped) out.insert(r.url);
+    for (const test::CrawlStatePage& r : test::crawl_state_pages(o.state))
+      if (r.state == test::CrawlStatePage::State::Done ||
+          r.state == test::CrawlStatePage::State::Failed)
+        out.insert(r.url);
     return out;
   }
   TempDir dir_;
@@ -436,10 +437,9 @@ class WatchedCrawlTest : public CrawlerTest {
     };
     return run(body(server, std::move(o)), 120s);
   }
-  std::map<std::string, StoredResult> results(const CrawlerOptions& o) {
-    std::map<std::string, StoredResult> out;
-    CrawlStore store = CrawlStore::open(o.state);
-    for (auto& r : store.results()) out[r.url] = r;
+  std::map<std::string, test::CrawlStatePage> results(const CrawlerOptions& o) {
+    std::map<std::string, test::CrawlStatePage> out;
+    for (test::CrawlStatePage& r : test::crawl_state_pages(o.state)) out[r.url] = r;
     return out;
   }
   int crawls_ = 0;
@@ -532,20 +532,20 @@ TEST_F(CrawlerRetryTest, TransientFailuresAreRetriedWithExponentialBackoff) {
 
   auto stored = results(o);
   for (const char* name : {"recovers.test", "cut-once.test"}) {
-    const StoredResult& r = stored[server.origin(name) + "/"];
-    EXPECT_EQ(r.state, UrlState::Done) << name;
-    EXPECT_EQ(r.page.status, 200) << name;
-    EXPECT_EQ(r.page.error, "") << name;
+    const test::CrawlStatePage& r = stored[server.origin(name) + "/"];
+    EXPECT_EQ(r.state, test::CrawlStatePage::State::Done) << name;
+    EXPECT_EQ(r.status, 200) << name;
+    EXPECT_EQ(r.error, "") << name;
   }
-  const StoredResult& down = stored[server.origin("down.test") + "/"];
-  EXPECT_EQ(down.state, UrlState::Failed);
-  EXPECT_EQ(down.page.status, 503);
-  EXPECT_EQ(down.page.error, "HTTP 503 Service Unavailable (gave up after 3 tries)");
-  const StoredResult& cut = stored[server.origin("cut-always.test") + "/"];
-  EXPECT_EQ(cut.state, UrlState::Failed);
-  EXPECT_EQ(cut.page.status, 0);
-  EXPECT_THAT(cut.page.error, testing::EndsWith(" (gave up after 3 tries)"));
-  EXPECT_GT(cut.page.error.size(), std::string(" (gave up after 3 tries)").size());
+  const test::CrawlStatePage& down = stored[server.origin("down.test") + "/"];
+  EXPECT_EQ(down.state, test::CrawlStatePage::State::Failed);
+  EXPECT_EQ(down.status, 503);
+  EXPECT_EQ(down.error, "HTTP 503 Service Unavailable (gave up after 3 tries)");
+  const test::CrawlStatePage& cut = stored[server.origin("cut-always.test") + "/"];
+  EXPECT_EQ(cut.state, test::CrawlStatePage::State::Failed);
+  EXPECT_EQ(cut.status, 599);
+  EXPECT_THAT(cut.error, testing::EndsWith(" (gave up after 3 tries)"));
+  EXPECT_GT(cut.error.size(), std::string(" (gave up after 3 tries)").size());
 
   EXPECT_EQ(s.fetched, 2u);
   EXPECT_EQ(s.failed, 2u);

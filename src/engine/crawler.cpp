@@ -1,0 +1,624 @@
+// Crawler: the crawl project (its page and sitemap callbacks), the engine that runs it, and the
+// crawl's own outputs committed with the engine's store.
+#include "squall/engine/crawler.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "squall/core/error.h"
+#include "squall/core/log.h"
+#include "squall/core/sleep.h"
+#include "squall/core/spawn.h"
+#include "squall/crawl/jsonl.h"
+#include "squall/crawl/links.h"
+#include "squall/crawl/robots.h"
+#include "squall/crawl/sitemap.h"
+#include "squall/crawl/sniff.h"
+#include "squall/crawl/warc.h"
+#include "squall/engine/engine.h"
+#include "squall/http/client.h"
+
+namespace squall {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr const char* kProject = "crawl";
+// How deep sitemap index files are followed: an index may list indexes this many levels down
+// (the protocol allows none; some sites nest them anyway).
+constexpr int kMaxSitemapIndexDepth = 2;
+// The store's meta keys: what crawl the store holds, and how many of its pages ended.
+constexpr const char* kIdentityKey = "crawl";
+constexpr const char* kPagesKey = "crawl pages";
+constexpr const char* kSitemapsKey = "crawl sitemaps";
+// The engine's own tasks in a project's counts: on_start and on_finished.
+constexpr int64_t kEngineTasks = 2;
+
+// A failure that may pass: no response (599), 429 or 5xx. Retried, and counted against the host.
+bool is_transient(int code) noexcept {
+  return code == 599 || code == 429 || code >= 500;
+}
+
+int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+double seconds_of(Duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// What crawl `o` is, as its state file records it: a line per start URL (normalized, sorted)
+// and per option that shapes the frontier, written as its flag. Limits that only say when to
+// stop (pages, time) and how to fetch are left out: they may change between runs of a crawl.
+std::string crawl_identity(const CrawlerOptions& o, const std::vector<Url>& starts) {
+  std::vector<std::string> urls;
+  for (const Url& u : starts) urls.emplace_back(u.dedup_key());
+  std::sort(urls.begin(), urls.end());
+  urls.erase(std::unique(urls.begin(), urls.end()), urls.end());
+  std::string out;
+  for (const std::string& u : urls) out += "start " + u + "\n";
+  out += "--scope " + std::string(crawl_scope_name(o.scope)) + "\n";
+  for (const std::string& p : o.include) out += "--include " + p + "\n";
+  for (const std::string& p : o.exclude) out += "--exclude " + p + "\n";
+  if (o.max_depth) out += "--max-depth " + std::to_string(*o.max_depth) + "\n";
+  if (o.ignore_nofollow) out += "--ignore-nofollow\n";
+  if (!o.obey_robots) out += "--ignore-robots\n";
+  return out;
+}
+
+// Which line of two identities differs, as the refusal says it.
+std::string identity_mismatch(const std::string& stored, const std::string& identity,
+                              const std::string& state) {
+  std::string advice = ": pass --state FILE to keep this crawl apart, or --fresh to start over";
+  auto lines_of = [](const std::string& text, std::string_view what) {
+    std::string out;
+    std::string_view rest = text;
+    while (!rest.empty()) {
+      size_t end = rest.find('\n');
+      std::string_view line = rest.substr(0, end);
+      rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+      if (!line.starts_with(what)) continue;
+      if (what == "start ") line.remove_prefix(what.size());
+      out.append(out.empty() ? "" : " ").append(line);
+    }
+    return out;
+  };
+  for (std::string_view what : {"start ", "--scope", "--include", "--exclude", "--max-depth",
+                                "--ignore-nofollow", "--ignore-robots"}) {
+    std::string was = lines_of(stored, what), now = lines_of(identity, what);
+    if (was == now) continue;
+    if (what == "start ")
+      return state + " belongs to another crawl (start URLs " + was + ", not " + now + ")" + advice;
+    auto said = [what](const std::string& line) {
+      return line.empty() ? "no " + std::string(what) : line;
+    };
+    return state + " belongs to this crawl with " + said(was) + ", not " + said(now) +
+           ": pass the same options to resume it, --state FILE to keep this crawl apart, or "
+           "--fresh to start over";
+  }
+  return state + " belongs to another crawl" + advice;
+}
+
+// The response fields a JSON line carries beside the content type.
+void take_fields(const http::Headers& headers, CrawledPage& page) {
+  if (auto length = headers.get("Content-Length")) {
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(length->data(), length->data() + length->size(), n);
+    if (ec == std::errc() && end == length->data() + length->size()) page.content_length = n;
+  }
+  if (auto modified = headers.get("Last-Modified")) page.last_modified = *modified;
+  if (auto etag = headers.get("ETag")) page.etag = *etag;
+}
+
+// What the save of a crawl task holds: the page's depth and the page it was found on (a
+// sitemap's: its index level).
+int saved_int(const json& save, const char* key) {
+  auto it = save.find(key);
+  return it != save.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+std::string saved_string(const json& save, const char* key) {
+  auto it = save.find(key);
+  return it != save.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+// --- the project ------------------------------------------------------------------------------
+
+class CrawlProject final : public Handler {
+ public:
+  explicit CrawlProject(Crawler::State& s);
+
+  void on_start() override;
+
+  // A page task: `url` (a dedup key) at `depth`, found on `parent`.
+  CrawlTask page_task(std::string url, int depth, const std::string& parent) const;
+  CrawlTask sitemap_task(const Url& url, int level) const;
+  // A sitemap a start host's robots.txt named (or its /sitemap.xml), asked for at the next
+  // callback: the robots.txt hook runs outside of one.
+  void want_sitemap(const Url& url, int level);
+
+ private:
+  std::optional<json> page(Response& r);
+  std::optional<json> sitemap(Response& r);
+  void ask_for_wanted_sitemaps();
+  bool on_start_host(const Url& url) const;
+  // The links of an HTML page, taken into the crawl; how many http(s) links it had.
+  int take_links(const Response& r, CrawledPage& page, const Url& base);
+
+  Crawler::State& s_;
+  std::vector<std::pair<Url, int>> wanted_sitemaps_;
+};
+
+struct Crawler::State {
+  CrawlerOptions o;
+  std::vector<Url> starts;
+  std::string identity;
+  std::optional<CrawlScopeRules> scope;
+  std::unique_ptr<CrawlProject> project;
+  std::unique_ptr<http::HttpClient> client;
+  std::unique_ptr<Engine> engine;
+  std::optional<JsonLinesWriter> jsonl;
+  std::optional<WarcWriter> warc;
+
+  uint64_t pages_before = 0;   // pages that ended (fetched or given up) in earlier runs
+  uint64_t pages_done = 0;     // pages that ended in this run
+  uint64_t pages_started = 0;  // pages taken into work this run and not given back
+  uint64_t sitemaps_read = 0;  // sitemap tasks that ended, all runs
+  bool stop_requested = false;
+  CrawlSummary summary;
+  TimePoint started{};
+
+  explicit State(CrawlerOptions options) : o(std::move(options)) {}
+
+  // --- the store's side: identity, outputs, page count --------------------------------------
+
+  Task<void> opened(SqliteStore& store) {
+    std::optional<std::string> stored = co_await store.meta(kIdentityKey);
+    summary.resumed = stored.has_value();
+    if (!stored) {
+      co_await store.set_meta(kIdentityKey, identity);
+    } else if (*stored != identity) {
+      throw InvalidArgumentError(identity_mismatch(*stored, identity, o.state.string()));
+    }
+    if (std::optional<std::string> pages = co_await store.meta(kPagesKey))
+      std::from_chars(pages->data(), pages->data() + pages->size(), pages_before);
+    if (std::optional<std::string> maps = co_await store.meta(kSitemapsKey))
+      std::from_chars(maps->data(), maps->data() + maps->size(), sitemaps_read);
+    if (!o.jsonl.empty()) {
+      if (o.jsonl != "-") co_await claim_output(store, o.jsonl, "jsonl", "--jsonl");
+      jsonl.emplace(JsonLinesWriter::open(o.jsonl, o.jsonl_links));
+    }
+    if (!o.warc.empty()) {
+      co_await claim_output(store, o.warc, "warc", "--warc");
+      warc.emplace(WarcWriter::open(o.warc, {.software = "squall crawl"}));
+    }
+  }
+
+  // Makes `path` this crawl's `key` output ("jsonl", "warc"), as the store records it (meta
+  // "<key>_path"). A file this crawl wrote before is cut back to the length its last commit
+  // recorded ("<key>_offset"), so records of pages whose outcome was not committed (and that
+  // will be fetched again) do not repeat; a file with bytes of anything else is refused, unless
+  // the crawl starts over, which empties it.
+  Task<void> claim_output(SqliteStore& store, const std::filesystem::path& path,
+                          const std::string& key, const char* flag) {
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    absolute = std::filesystem::weakly_canonical(absolute, ec);
+    uint64_t size = std::filesystem::exists(path, ec) ? std::filesystem::file_size(path, ec) : 0;
+    if (size > 0 && o.fresh) {
+      std::filesystem::resize_file(path, 0, ec);
+    } else if (size > 0) {
+      std::optional<std::string> owner = co_await store.meta(key + "_path");
+      if (!owner || *owner != absolute.string())
+        throw InvalidArgumentError(path.string() + " holds records that are not this crawl's (" +
+                                   o.state.string() + " did not write them): give another " + flag +
+                                   " path, or --fresh to start the crawl over and overwrite it");
+      if (std::optional<std::string> offset = co_await store.meta(key + "_offset")) {
+        uint64_t keep = std::stoull(*offset);
+        if (size > keep) std::filesystem::resize_file(path, keep, ec);
+      }
+    }
+    co_await store.set_meta(key + "_path", absolute.string());
+  }
+
+  Task<void> committing(SqliteStore& store) {
+    if (jsonl) {
+      jsonl->flush();
+      if (std::optional<uint64_t> offset = jsonl->offset())
+        co_await store.set_meta("jsonl_offset", std::to_string(*offset));
+    }
+    if (warc) {
+      warc->flush();
+      co_await store.set_meta("warc_offset", std::to_string(warc->offset()));
+    }
+    co_await store.set_meta(kPagesKey, std::to_string(pages_before + pages_done));
+    co_await store.set_meta(kSitemapsKey, std::to_string(sitemaps_read));
+  }
+
+  // Counted when a page is taken into work, so that fetches in flight count too and the limit
+  // is never passed; a page given back (a retry, disallowed) gives its place back.
+  bool may_dispatch(const CrawlTask& task) {
+    auto callback = task.process.find("callback");
+    if (callback == task.process.end() || *callback != "page") return true;
+    if (o.max_pages && pages_before + pages_started >= *o.max_pages) return false;
+    ++pages_started;
+    return true;
+  }
+
+  // A start host's robots.txt answered: the sitemaps it names, and the /sitemap.xml guess.
+  void robots_answered(const std::string& host, const FetchResult& r) {
+    if (!o.sitemaps) return;
+    const Url* start = nullptr;
+    for (const Url& s : starts)
+      if (s.host_port() == host) start = &s;
+    if (!start) return;
+    UrlResult robots = Url::parse("/robots.txt", start);
+    if (r.status_code >= 200 && r.status_code < 300 && robots) {
+      const RobotsTxt file = RobotsTxt::parse(r.content);
+      for (const std::string& listed : file.sitemaps())
+        if (UrlResult u = Url::parse(listed, &*robots)) project->want_sitemap(*u, 0);
+    }
+    if (UrlResult guess = Url::parse("/sitemap.xml", start)) project->want_sitemap(*guess, 0);
+  }
+
+  // Every request the crawl makes, robots.txt's included: its proxy and cookies (the client's
+  // defaults carry the fields, user agent, time limits and TLS trust), the decoding guard, and
+  // a sitemap's own size limit.
+  void prepare(const CrawlTask* task, http::HttpRequest& req) const {
+    if (req.parsed_url) {
+      if (req.proxy.empty()) req.proxy = std::string(o.proxies.for_url(*req.parsed_url));
+      std::string cookie =
+          o.cookie_jar.header_for(*req.parsed_url, std::chrono::system_clock::now());
+      if (!o.cookie.empty()) cookie.append(cookie.empty() ? "" : "; ").append(o.cookie);
+      if (!cookie.empty()) req.headers.add("Cookie", cookie);
+    }
+    if (!task) return;
+    req.max_decode_ratio = o.max_decode_ratio;
+    auto callback = task->process.find("callback");
+    if (callback != task->process.end() && *callback == "sitemap")
+      req.max_body_size = SitemapLimits{}.max_bytes;
+  }
+
+  void fill_summary() {
+    summary.seconds = std::chrono::duration<double>(Loop::time() - started).count();
+    if (const TaskCounters* c = engine->scheduler()->project_counters(kProject)) {
+      const CounterValues& totals = c->totals();
+      summary.queued_left =
+          static_cast<uint64_t>(totals[static_cast<size_t>(CounterKind::Pending)]);
+      // The pages it knows: its tasks but the engine's own and the sitemaps.
+      int64_t tasks = totals[static_cast<size_t>(CounterKind::Pending)] +
+                      totals[static_cast<size_t>(CounterKind::Success)] +
+                      totals[static_cast<size_t>(CounterKind::Failed)];
+      summary.seen = static_cast<uint64_t>(
+          std::max<int64_t>(0, tasks - kEngineTasks - static_cast<int64_t>(sitemaps_read)));
+    }
+    if (const FetchStage* stage = engine->fetch_stage()) {
+      summary.slowest_hosts = stage->slowest_hosts(5);
+      summary.retried += stage->robots_retried();
+      for (const UnavailableHost& u : stage->unavailable())
+        summary.unavailable.push_back({u.host, u.kind, u.message});
+    }
+  }
+};
+
+CrawlProject::CrawlProject(Crawler::State& s) : Handler(kProject), s_(s) {
+  // The backoff, doubled each try.
+  std::map<int, double> delays;
+  double wait = seconds_of(s_.o.retry_backoff);
+  for (int i = 0; i <= std::min(s_.o.retries, 30); ++i, wait *= 2) delays[i] = wait;
+  retry_delay = RetryDelays(std::move(delays), wait);
+  callback("page", [this](Response& r) { return page(r); },
+           {.catch_status_code_error = true, .time_limit = 1e9});
+  callback("sitemap", [this](Response& r) { return sitemap(r); },
+           {.catch_status_code_error = true, .time_limit = 1e9});
+}
+
+CrawlTask CrawlProject::page_task(std::string url, int depth, const std::string& parent) const {
+  CrawlTask t;
+  t.project = kProject;
+  t.taskid = default_taskid(url);
+  t.url = std::move(url);
+  t.schedule.retries = s_.o.retries;
+  t.process["callback"] = "page";
+  json save = {{"depth", depth}};
+  if (!parent.empty()) save["parent"] = parent;
+  t.fetch["save"] = std::move(save);
+  return t;
+}
+
+CrawlTask CrawlProject::sitemap_task(const Url& url, int level) const {
+  CrawlTask t = CrawlTask::for_url(kProject, url.dedup_key());
+  t.schedule.retries = 0;
+  t.process["callback"] = "sitemap";
+  t.fetch["save"] = {{"level", level}};
+  return t;
+}
+
+bool CrawlProject::on_start_host(const Url& url) const {
+  return std::any_of(s_.starts.begin(), s_.starts.end(),
+                     [&](const Url& s) { return s.host() == url.host(); });
+}
+
+void CrawlProject::want_sitemap(const Url& url, int level) {
+  if (url.is_http() && level <= kMaxSitemapIndexDepth && on_start_host(url))
+    wanted_sitemaps_.emplace_back(url, level);
+}
+
+void CrawlProject::ask_for_wanted_sitemaps() {
+  for (const auto& [url, level] : wanted_sitemaps_) crawl(sitemap_task(url, level));
+  wanted_sitemaps_.clear();
+}
+
+void CrawlProject::on_start() {
+  for (const Url& u : s_.starts) crawl(page_task(std::string(u.dedup_key()), 0, ""));
+  if (s_.o.sitemaps && !s_.o.obey_robots) {
+    // Without robots.txt there is no answer to wait for: each start host's /sitemap.xml now.
+    for (const Url& start : s_.starts)
+      if (UrlResult guess = Url::parse("/sitemap.xml", &start)) want_sitemap(*guess, 0);
+  }
+  ask_for_wanted_sitemaps();
+}
+
+std::optional<json> CrawlProject::page(Response& r) {
+  ask_for_wanted_sitemaps();
+  const CrawlTask& t = task();
+  CrawlSummary& summary = s_.summary;
+  if (r.status_code == 403 && r.error.starts_with("disallowed by robots.txt")) {
+    ++summary.skipped;
+    --s_.pages_started;
+    return std::nullopt;
+  }
+  bool transient = is_transient(r.status_code);
+  int retried = t.schedule.retried;
+  if (transient && retried < t.schedule.retries) {
+    // Tried again by the scheduler after the backoff; its place in the page limit is given back.
+    ++summary.retried;
+    --s_.pages_started;
+    throw std::runtime_error(r.error.empty() ? "HTTP " + std::to_string(r.status_code) : r.error);
+  }
+  // After the last try, a transient failure is final: the URL is given up, with the reason.
+  std::string tries =
+      retried > 0 ? " (gave up after " + std::to_string(retried + 1) + " tries)" : std::string();
+
+  CrawledPage page;
+  page.url = t.url;
+  page.final_url = r.url.empty() ? t.url : r.url;
+  page.depth = saved_int(r.save, "depth");
+  page.parent = saved_string(r.save, "parent");
+  page.elapsed_ms = r.time * 1000;
+  page.redirects = r.redirects;
+  int64_t fetched_at = unix_ms() - static_cast<int64_t>(std::llround(page.elapsed_ms));
+  bool failed = false;
+  if (r.status_code == 599) {
+    std::string kind = r.error_kind.empty() ? "other" : r.error_kind;
+    page.status = 599;
+    page.error_kind = kind;
+    page.error = r.error + tries;
+    summary.errors[kind]++;
+    ++summary.failed;
+    failed = true;
+  } else {
+    page.status = r.status_code;
+    auto ct = r.headers.get("Content-Type");
+    page.content_type = ct ? std::string(*ct) : std::string();
+    page.length = r.content.size();
+    take_fields(r.headers, page);
+    if (r.status_code >= 400) page.error = r.error;
+    summary.statuses[r.status_code]++;
+    summary.bytes += r.content.size();
+    if (transient) {
+      page.error += tries;
+      summary.errors["HTTP " + std::to_string(r.status_code)]++;
+      ++summary.failed;
+      failed = true;
+    } else {
+      ++summary.fetched;
+      if (r.status_code >= 200 && r.status_code < 300) ++summary.succeeded;
+    }
+    // The URL that answered: the one asked for, unless a redirect led elsewhere.
+    UrlResult answered = Url::parse(page.final_url);
+    if (answered && answered->dedup_key() != t.url) {
+      // A redirect's target is the same page: never fetched again on its own.
+      CrawlTask done = page_task(std::string(answered->dedup_key()), page.depth, page.parent);
+      done.status = TaskStatus::Success;
+      crawl(std::move(done));
+    }
+    if (r.status_code >= 200 && r.status_code < 300 && answered)
+      page.links = take_links(r, page, *answered);
+  }
+  ++s_.pages_done;
+  if (s_.jsonl) s_.jsonl->write(page, fetched_at);
+  if (s_.o.on_page) s_.o.on_page(page);
+  if (failed) throw std::runtime_error(page.error);
+  return std::nullopt;
+}
+
+int CrawlProject::take_links(const Response& r, CrawledPage& page, const Url& base) {
+  std::optional<std::string_view> content_type;
+  if (auto ct = r.headers.get("Content-Type")) content_type = *ct;
+  std::string_view head(r.content.data(), std::min<size_t>(r.content.size(), 1445));
+  page.html = is_html(content_type, head);
+  if (!page.html) return 0;
+  LinkOptions lo;
+  lo.page_url = base;
+  if (auto cs = declared_charset(content_type, head)) lo.charset = *cs;
+  LinkExtractor ex(std::move(lo));
+  ex.feed(r.content);
+  ex.finish();
+  const CrawlerOptions& o = s_.o;
+  std::unordered_set<std::string_view> listed;
+  int count = 0;
+  bool may_go_deeper = !o.max_depth || page.depth + 1 <= *o.max_depth;
+  page.title = ex.title();
+  for (const Link& link : ex.links()) {
+    if (!link.url || !link.url->is_http()) continue;
+    ++count;
+    if (o.jsonl_links && listed.insert(link.url->dedup_key()).second)
+      page.outlinks.emplace_back(link.url->dedup_key());
+    if (link.nofollow && !o.ignore_nofollow) continue;
+    if (!may_go_deeper || !s_.scope->allows(*link.url)) continue;
+    if (o.link_filter && !o.link_filter(*link.url, page)) continue;
+    crawl(page_task(std::string(link.url->dedup_key()), page.depth + 1, page.url));
+  }
+  return count;
+}
+
+std::optional<json> CrawlProject::sitemap(Response& r) {
+  ask_for_wanted_sitemaps();
+  const CrawlTask& t = task();
+  int level = saved_int(r.save, "level");
+  ++s_.sitemaps_read;
+  if (r.status_code < 200 || r.status_code >= 300) return std::nullopt;
+  const CrawlerOptions& o = s_.o;
+  SitemapParser* current = nullptr;
+  SitemapParser parser([&](std::string_view loc) {
+    UrlResult u = Url::parse(loc);
+    if (!u || !u->is_http()) return;
+    if (current->kind() == SitemapKind::Index) {
+      if (level + 1 <= kMaxSitemapIndexDepth && on_start_host(*u))
+        crawl(sitemap_task(*u, level + 1));
+    } else if ((!o.max_depth || *o.max_depth >= 1) && s_.scope->allows(*u)) {
+      crawl(page_task(std::string(u->dedup_key()), 1, t.url));
+    }
+  });
+  current = &parser;
+  parser.feed(r.content);
+  parser.finish();
+  if (!parser.error().empty())
+    log(LogLevel::Warning, "crawl: sitemap " + t.url + ": " + parser.error());
+  return std::nullopt;
+}
+
+// --- the crawler ------------------------------------------------------------------------------
+
+Crawler::Crawler(CrawlerOptions options) : state_(std::make_unique<State>(std::move(options))) {
+  State& s = *state_;
+  if (s.o.start_urls.empty()) throw InvalidArgumentError("crawl: give at least one start URL");
+  if (s.o.concurrency == 0) throw InvalidArgumentError("crawl: concurrency must be at least 1");
+  for (const std::string& in : s.o.start_urls) {
+    auto u = Url::parse(in);
+    if (!u)
+      throw InvalidArgumentError("crawl: start URL '" + in +
+                                 "' does not parse: " + std::string(url_error_message(u.error())));
+    if (!u->is_http())
+      throw InvalidArgumentError("crawl: start URL '" + in + "' is not http or https");
+    s.starts.push_back(u->normalized());
+  }
+  s.scope.emplace(s.starts, s.o.scope, s.o.include, s.o.exclude);
+  if (s.o.max_depth && *s.o.max_depth < 0)
+    throw InvalidArgumentError("crawl: --max-depth must be 0 or more (0: the start URLs only)");
+  s.identity = crawl_identity(s.o, s.starts);
+  s.project = std::make_unique<CrawlProject>(s);
+}
+
+Crawler::~Crawler() = default;
+
+void Crawler::stop() noexcept {
+  state_->stop_requested = true;
+  if (state_->engine) state_->engine->stop();
+}
+
+CrawlProgress Crawler::progress() const noexcept {
+  const State& s = *state_;
+  CrawlProgress p;
+  p.fetched = s.summary.fetched;
+  p.failed = s.summary.failed;
+  if (s.engine) {
+    p.in_flight = s.engine->in_flight();
+    if (const Scheduler* scheduler = s.engine->scheduler())
+      if (const TaskCounters* c = scheduler->project_counters(kProject)) {
+        int64_t pending = c->totals()[static_cast<size_t>(CounterKind::Pending)];
+        p.queued = static_cast<uint64_t>(
+            std::max<int64_t>(0, pending - static_cast<int64_t>(p.in_flight)));
+      }
+  }
+  if (s.started != TimePoint{})
+    p.seconds = std::chrono::duration<double>(Loop::time() - s.started).count();
+  return p;
+}
+
+Task<CrawlSummary> Crawler::run() {
+  State& s = *state_;
+  s.started = Loop::time();
+  const CrawlerOptions& o = s.o;
+
+  http::ClientOptions co;
+  co.max_clients = o.concurrency;
+  co.max_connections_per_host = std::max<size_t>(1, o.per_host);
+  co.hostname_mapping = o.hostname_mapping;
+  co.defaults.user_agent = o.user_agent;
+  co.defaults.request_timeout = o.request_timeout;
+  co.defaults.connect_timeout = std::min(o.connect_timeout, o.request_timeout);
+  co.defaults.headers = o.headers;
+  co.defaults.validate_cert = o.validate_cert;
+  co.defaults.ca_certs = o.ca_certs;
+  s.client = std::make_unique<http::HttpClient>(co);
+
+  EngineOptions e;
+  e.store = o.state;
+  e.store_label = "crawl state";
+  e.fresh = o.fresh;
+  e.concurrency = o.concurrency;
+  e.queue_size = 1000;
+  e.commit_interval = 0.5;
+  e.scheduler.pause.failures = 0;  // a failing site is retried per URL, never paused
+  e.fetcher.user_agent = o.user_agent;
+  e.fetcher.max_body_size = o.max_page_size;
+  e.fetcher.timeout = seconds_of(o.request_timeout);
+  e.fetcher.connect_timeout = seconds_of(std::min(o.connect_timeout, o.request_timeout));
+  e.fetcher.client = s.client.get();
+  e.fetcher.validate_cert = o.validate_cert;
+  e.fetcher.prepare = [&s](const CrawlTask* task, http::HttpRequest& req) { s.prepare(task, req); };
+  if (!o.warc.empty())
+    e.fetcher.archive = [&s](const std::vector<WarcExchange>& exchanges) {
+      if (s.warc)
+        for (const WarcExchange& x : exchanges) s.warc->write_exchange(x);
+    };
+  e.hosts.per_host = std::max<size_t>(1, o.per_host);
+  e.hosts.delay = seconds_of(o.delay);
+  e.hosts.obey_robots = o.obey_robots;
+  e.hosts.robots_retries = o.retries;
+  e.hosts.robots_backoff = seconds_of(o.retry_backoff);
+  e.hooks.opened = [&s](SqliteStore& store) { return s.opened(store); };
+  e.hooks.committing = [&s](SqliteStore& store) { return s.committing(store); };
+  e.hooks.may_dispatch = [&s](const CrawlTask& task) { return s.may_dispatch(task); };
+  e.hooks.robots = [&s](const std::string& host, const FetchResult& r) {
+    s.robots_answered(host, r);
+  };
+  s.engine = std::make_unique<Engine>(std::move(e));
+  s.engine->add_project(*s.project);
+
+  // The time limit: the engine stops, as with stop(), and the crawl says it timed out.
+  TaskHandle<void> timer = spawn([](State& st) -> Task<void> {
+    co_await sleep(st.o.timeout);
+    st.summary.timed_out = true;
+    st.engine->stop();
+  }(s));
+  std::exception_ptr failure;
+  try {
+    co_await s.engine->run();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  timer.kill();
+  co_await timer.join();
+  s.client->close();
+  if (failure) {
+    s.engine.reset();
+    std::rethrow_exception(failure);
+  }
+  s.summary.stopped = s.stop_requested && !s.summary.timed_out;
+  s.fill_summary();
+  s.engine.reset();  // closes the store: unlocks the state file
+  co_return s.summary;
+}
+
+}  // namespace squall
