@@ -15,6 +15,7 @@
 #include "squall/crawl/jsonl.h"
 #include "squall/crawl/links.h"
 #include "squall/crawl/robots.h"
+#include "squall/crawl/seen.h"
 #include "squall/crawl/sitemap.h"
 #include "squall/crawl/sniff.h"
 #include "squall/crawl/warc.h"
@@ -155,6 +156,9 @@ class CrawlProject final : public Handler {
 
   Crawler::State& s_;
   std::vector<std::pair<Url, int>> wanted_sitemaps_;
+  // The URLs this run asked for (8 bytes each), so that a link to a page the crawl has costs a
+  // hash instead of a task; one it has not seen goes to the scheduler, which knows the rest.
+  SeenSet seen_;
 };
 
 struct Crawler::State {
@@ -425,7 +429,7 @@ std::optional<json> CrawlProject::page(Response& r) {
     }
     // The URL that answered: the one asked for, unless a redirect led elsewhere.
     UrlResult answered = Url::parse(page.final_url);
-    if (answered && answered->dedup_key() != t.url) {
+    if (answered && answered->dedup_key() != t.url && seen_.insert(answered->dedup_key())) {
       // A redirect's target is the same page: never fetched again on its own.
       CrawlTask done = page_task(std::string(answered->dedup_key()), page.depth, page.parent);
       done.status = TaskStatus::Success;
@@ -466,6 +470,7 @@ int CrawlProject::take_links(const Response& r, CrawledPage& page, const Url& ba
     if (link.nofollow && !o.ignore_nofollow) continue;
     if (!may_go_deeper || !s_.scope->allows(*link.url)) continue;
     if (o.link_filter && !o.link_filter(*link.url, page)) continue;
+    if (!seen_.insert(link.url->dedup_key())) continue;
     crawl(page_task(std::string(link.url->dedup_key()), page.depth + 1, page.url));
   }
   return count;

@@ -248,6 +248,45 @@ TEST_F(SchedulerTest, AStatusDeliveredTwiceIsAppliedOnce) {
   expect_counters_match_recount();
 }
 
+TEST_F(SchedulerTest, ATaskPutBackIsDispatchedAgainFromItsPlaceAndAStaleOneIsNot) {
+  request(task("http://h/a"));
+  request(task("http://h/b"));
+  auto first = select(1);
+  ASSERT_EQ(urls(first), (std::vector<std::string>{"http://h/a"}));
+  EXPECT_TRUE(scheduler_->put_back(first[0]));
+  EXPECT_FALSE(scheduler_->put_back(first[0])) << "no longer in work";
+  EXPECT_EQ(urls(select()), (std::vector<std::string>{"http://h/a", "http://h/b"}));
+  EXPECT_EQ(stored("http://h/a").schedule.retried, 0) << "no try counted";
+  expect_counters_match_recount();
+}
+
+TEST_F(SchedulerTest, AReleasedTaskStaysActiveUntriedAndComesBackOnlyAfterARestart) {
+  request(task("http://h/a"));
+  auto d = select();
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_TRUE(scheduler_->release(d[0]));
+  EXPECT_FALSE(outcome(d[0], true)) << "its outcome no longer applies";
+  EXPECT_TRUE(select().empty());
+  EXPECT_TRUE(scheduler_->idle());
+  CrawlTask t = stored("http://h/a");
+  EXPECT_EQ(t.status, TaskStatus::Active);
+  EXPECT_EQ(t.schedule.retried, 0);
+  expect_counters_match_recount();
+  run(scheduler_->commit());
+  open();
+  EXPECT_EQ(urls(select()), (std::vector<std::string>{"http://h/a"}));
+}
+
+TEST_F(SchedulerTest, ANewTaskMarkedDoneIsStoredDoneAndNeverDispatched) {
+  CrawlTask done = task("http://h/target");
+  done.status = TaskStatus::Success;
+  EXPECT_EQ(request(std::move(done)).inserted, 1u);
+  EXPECT_TRUE(select().empty());
+  EXPECT_EQ(stored("http://h/target").status, TaskStatus::Success);
+  EXPECT_EQ(request(task("http://h/target")).dropped, 1u) << "a later request finds it known";
+  expect_counters_match_recount();
+}
+
 TEST_F(SchedulerTest, ATaskWithNoOutcomeWithinTheProcessingTimeoutIsDispatchedAgain) {
   request(task("http://h/a"));
   auto first = select();
