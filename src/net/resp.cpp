@@ -117,21 +117,22 @@ void render(std::string& out, const RedisReply& r) {
   }
 }
 
+void append_decimal(std::string& out, char mark, int64_t n) {
+  char digits[24];
+  digits[0] = mark;
+  auto [end, ec] = std::to_chars(digits + 1, digits + sizeof digits - 2, n);
+  *end++ = '\r';
+  *end++ = '\n';
+  out.append(digits, static_cast<size_t>(end - digits));
+}
+
 template <class Arg>
 void append_args(std::string& out, std::span<const Arg> args) {
   size_t size = 16;
   for (const auto& a : args) size += a.size() + 16;
   out.reserve(out.size() + size);
-  out += '*';
-  out += std::to_string(args.size());
-  out += "\r\n";
-  for (const auto& a : args) {
-    out += '$';
-    out += std::to_string(a.size());
-    out += "\r\n";
-    out.append(a.data(), a.size());
-    out += "\r\n";
-  }
+  append_command_header(out, args.size());
+  for (const auto& a : args) append_argument(out, std::string_view(a));
 }
 
 }  // namespace
@@ -491,6 +492,22 @@ void RespParser::finish(RedisReply value) {
     // An attribute annotates the value after it, which takes its place; squall drops it.
     if (attribute) return;
   }
+}
+
+void append_command_header(std::string& out, size_t count) {
+  append_decimal(out, '*', static_cast<int64_t>(count));
+}
+
+void append_argument(std::string& out, std::string_view arg) {
+  append_decimal(out, '$', static_cast<int64_t>(arg.size()));
+  out.append(arg);
+  out += "\r\n";
+}
+
+void append_argument(std::string& out, int64_t arg) {
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, arg);
+  append_argument(out, std::string_view(digits, static_cast<size_t>(end - digits)));
 }
 
 void append_command(std::string& out, std::span<const std::string_view> args) {

@@ -178,5 +178,10 @@ void append_command(std::string& out, std::span<const std::string> args);
 inline void append_command(std::string& out, std::initializer_list<std::string_view> args) {
   append_command(out, std::span<const std::string_view>(args.begin(), args.size()));
 }
+// The same in steps: the array's header for `count` arguments, then each argument (an integer
+// as its decimal digits).
+void append_command_header(std::string& out, size_t count);
+void append_argument(std::string& out, std::string_view arg);
+void append_argument(std::string& out, int64_t arg);
 
 }  // namespace squall
