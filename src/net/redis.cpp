@@ -210,8 +210,17 @@ Task<void> read_replies(std::shared_ptr<RedisConnection> c) {
     for (;;) {
       if (!c->deliver_buffered()) break;
       if (c->dead) break;
-      // Idle, the reader waits without reading, so that a new command may check_idle().
-      if (c->pending.empty()) co_await c->stream.wait_readable();
+      // Idle, the reader never sits inside a read, so that a new command may check_idle()
+      // whether the server ended the connection meanwhile; it looks without waiting instead.
+      if (c->pending.empty()) {
+        co_await c->stream.wait_readable();
+        if (c->pending.empty()) {
+          if (c->stream.check_idle()) continue;
+          if (std::exception_ptr reason = c->stream.close_reason()) std::rethrow_exception(reason);
+          if (c->stream.at_eof() && c->stream.buffered().empty()) break;
+          continue;
+        }
+      }
       c->reading = true;
       size_t n = co_await c->stream.read_more();
       c->reading = false;
@@ -434,12 +443,10 @@ Task<std::vector<RedisReply>> exchange(std::shared_ptr<RedisCore> core, std::str
     } else {
       bytes = wire;
     }
+    Task<void> sending = c->stream.write(std::move(bytes));
+    if (deadline != TimePoint::max()) sending = with_deadline(deadline, std::move(sending));
     try {
-      if (deadline == TimePoint::max()) {
-        co_await c->stream.write(std::move(bytes));
-      } else {
-        co_await with_deadline(deadline, c->stream.write(std::move(bytes)));
-      }
+      co_await std::move(sending);
     } catch (const NetError&) {
     }
     bool answered = co_await wait_until(p->event, deadline);

@@ -25,14 +25,19 @@
 // Connecting: the first command connects (resolving the host, connect_timeout for the whole
 // handshake), then sends AUTH (with the password, and the user if any), SELECT (a db other than
 // 0) and CLIENT SETNAME (a client_name), pipelined, or HELLO 3 with AUTH and SETNAME for
-// protocol 3. A command that finds the connection dropped (the server closed it, CLIENT KILL, a
-// restart) opens a new one; a failed attempt is retried after a delay that doubles from
-// backoff_initial up to backoff_max, jittered to between half of it and all of it, and one
-// command makes at most connect_attempts attempts before it fails with the last error (NetError
-// of kind Connect, Resolve or Timeout; RedisError when the server refused AUTH or SELECT). Only
-// one connection is being opened at a time: commands issued meanwhile wait for it, and fail with
-// its error if it fails. The delay outlives the command: the next command first waits out what
-// remains of it, so a client retried in a loop does not hammer a server that is down.
+// protocol 3. A command that finds the connection dropped opens a new one. A failed attempt is
+// retried after a delay that doubles from backoff_initial up to backoff_max, jittered to between
+// half of it and all of it; one command makes at most connect_attempts attempts, then fails with
+// the last error (NetError of kind Connect, Resolve or Timeout; RedisError when the server
+// refused AUTH or SELECT, which is not retried, but LOADING and BUSY are). One connection is
+// opened at a time: commands issued meanwhile wait for it, and fail with its error if it fails.
+// The delay outlives the command: the next command first waits out what remains of it, so a
+// client retried in a loop does not hammer a server that is down.
+//
+// An idle connection is watched: when the server ends it (CLIENT KILL, its idle timeout, a
+// restart) the client notices and the next command opens a new one. A command issued before the
+// loop has read that end (the same instant) goes out and fails as in flight below: the client
+// cannot tell it from a command the server ran.
 //
 // In flight: when the connection drops with commands sent and unanswered, each of them fails
 // with a NetError of kind Closed that says so (the server may or may not have run it); none is
