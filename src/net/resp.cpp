@@ -459,6 +459,7 @@ bool RespParser::begin_aggregate(std::string_view line, RedisReply::Type type, b
   }
   // The elements charged here are not charged again as they arrive.
   cost_ -= sizeof(RedisReply) * elements;
+  // An empty aggregate nests as deep as one with elements.
   if (stack_.size() >= limits_.max_depth) {
     fail(ErrorKind::TooLarge,
          "a reply nests deeper than the limit of " + std::to_string(limits_.max_depth));

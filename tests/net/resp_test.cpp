@@ -323,6 +323,9 @@ TEST(RespParser, BoundsHowDeepRepliesNest) {
   ASSERT_TRUE(deep.failed);
   EXPECT_EQ(deep.kind, ErrorKind::TooLarge);
   EXPECT_NE(deep.reason.find("nests deeper than the limit of 4"), std::string::npos);
+  // An empty array at the fifth level is as deep as a full one.
+  EXPECT_TRUE(parse_whole("*1\r\n*1\r\n*1\r\n*1\r\n*0\r\n", limits).failed);
+  EXPECT_FALSE(parse_whole("*1\r\n*1\r\n*1\r\n*0\r\n", limits).failed);
   // The default limit holds against a million levels without recursion.
   std::string million;
   for (int i = 0; i < 1000000; ++i) million += "*1\r\n";
