@@ -2,6 +2,7 @@
 #include "squall/net/redis.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <deque>
 #include <random>
@@ -639,11 +640,13 @@ RedisClient::~RedisClient() {
 
 Task<RedisReply> RedisClient::send(std::string wire, std::string name,
                                    const CommandOptions& options) {
+  moved_check();
   return one_command(core_, std::move(wire), std::move(name), options.timeout, options.idempotent);
 }
 
 Task<RedisReply> RedisClient::command(std::span<const std::string_view> args,
                                       CommandOptions options) {
+  moved_check();
   std::string wire;
   append_command(wire, args);
   return one_command(core_, std::move(wire), command_name(args.empty() ? "" : args[0]),
@@ -651,6 +654,7 @@ Task<RedisReply> RedisClient::command(std::span<const std::string_view> args,
 }
 
 Task<RedisReply> RedisClient::command(std::span<const std::string> args, CommandOptions options) {
+  moved_check();
   std::string wire;
   append_command(wire, args);
   return one_command(core_, std::move(wire),
@@ -660,6 +664,7 @@ Task<RedisReply> RedisClient::command(std::span<const std::string> args, Command
 
 Task<std::vector<RedisReply>> RedisClient::execute(const RedisPipeline& pipeline,
                                                    CommandOptions options) {
+  moved_check();
   if (pipeline.empty())
     return []() -> Task<std::vector<RedisReply>> { co_return std::vector<RedisReply>{}; }();
   std::string name = pipeline.size() == 1 ? pipeline.first_name()
@@ -670,6 +675,7 @@ Task<std::vector<RedisReply>> RedisClient::execute(const RedisPipeline& pipeline
 }
 
 Task<void> RedisClient::connect() {
+  moved_check();
   return connect_now(core_);
 }
 
@@ -690,16 +696,20 @@ const std::string& RedisClient::peer() const noexcept {
   return core_->peer;
 }
 
+void RedisClient::moved_check() const {
+  if (!core_) throw InvalidStateError("RedisClient: used after it was moved from");
+}
+
 bool RedisClient::connected() const noexcept {
-  return core_->conn && !core_->conn->dead && !core_->conn->stream.closed();
+  return core_ && core_->conn && !core_->conn->dead && !core_->conn->stream.closed();
 }
 
 size_t RedisClient::in_flight() const noexcept {
-  return core_->conn ? core_->conn->in_flight() : 0;
+  return core_ && core_->conn ? core_->conn->in_flight() : 0;
 }
 
 uint64_t RedisClient::connections() const noexcept {
-  return core_->connections;
+  return core_ ? core_->connections : 0;
 }
 
 }  // namespace squall

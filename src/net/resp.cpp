@@ -210,8 +210,10 @@ RespParser::Step RespParser::next(std::string_view input) {
         std::string_view rest = input.substr(pos);
         size_t lf = rest.find('\n');
         size_t limit = numeric_type(type_) ? kMaxNumberLine : limits_.max_reply_bytes;
+        // A line is its content, a CR and the LF: it is too long once the bytes before the LF,
+        // less the CR, pass the limit, however they were cut.
         if (lf == std::string_view::npos) {
-          if (line_.size() + rest.size() > limit) {
+          if (line_.size() + rest.size() > limit && line_.size() + rest.size() - 1 > limit) {
             return fail(numeric_type(type_) ? ErrorKind::Protocol : ErrorKind::TooLarge,
                         "a reply's header line is longer than " + std::to_string(limit) + " bytes",
                         input.size());
@@ -228,7 +230,7 @@ RespParser::Step RespParser::next(std::string_view input) {
           line_.append(rest.substr(0, lf));
           line = line_;
         }
-        if (line.size() > limit + 1) {
+        if (line.size() > limit && line.size() - 1 > limit) {
           return fail(numeric_type(type_) ? ErrorKind::Protocol : ErrorKind::TooLarge,
                       "a reply's header line is longer than " + std::to_string(limit) + " bytes",
                       pos);

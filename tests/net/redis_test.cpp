@@ -206,7 +206,7 @@ TEST_F(RedisTest, FailsCommandsInFlightWhenTheConnectionDrops) {
     RedisReply id = co_await redis.command("CLIENT", "ID");
     auto blocked = spawn(redis.command("BLPOP", "nothing", "0"));
     auto behind = spawn(redis.command("PING"));
-    while (redis.in_flight() < 2) co_await sleep(1ms);
+    for (int i = 0; i < 5000 && redis.in_flight() < 2; ++i) co_await sleep(1ms);
     co_await sleep(20ms);
     co_await admin.command("CLIENT", "KILL", "ID", std::to_string(id.integer));
     co_await blocked.join(5s);
@@ -244,11 +244,11 @@ TEST_F(RedisTest, ResendsAnIdempotentCommandOnceAfterADrop) {
     CommandOptions idempotent;
     idempotent.idempotent = true;
     auto blocked = spawn(redis.command(idempotent, "BLPOP", "jobs", "0"));
-    while (redis.in_flight() < 1) co_await sleep(1ms);
+    for (int i = 0; i < 5000 && redis.in_flight() < 1; ++i) co_await sleep(1ms);
     co_await sleep(20ms);
     co_await admin.command("CLIENT", "KILL", "ID", std::to_string(id.integer));
     // The resent BLPOP waits on the new connection; a push answers it.
-    while (redis.connections() < 2) co_await sleep(1ms);
+    for (int i = 0; i < 5000 && redis.connections() < 2; ++i) co_await sleep(1ms);
     co_await admin.command("RPUSH", "jobs", "one");
     RedisReply r = co_await blocked.get(5s);
     EXPECT_EQ(r.to_string(), "[\"jobs\", \"one\"]");
@@ -489,7 +489,7 @@ TEST_F(RedisTest, CloseFailsWhatIsInFlightAndRefusesMore) {
   run([&]() -> Task<void> {
     RedisClient redis(options());
     auto blocked = spawn(redis.command("BLPOP", "nothing", "0"));
-    while (redis.in_flight() < 1) co_await sleep(1ms);
+    for (int i = 0; i < 5000 && redis.in_flight() < 1; ++i) co_await sleep(1ms);
     redis.close();
     co_await blocked.join(5s);
     std::string message;

@@ -248,6 +248,18 @@ TEST(RespParser, RefusesAnOverlongNumberLineBeforeItEnds) {
   auto step = parser.next("$" + digits);
   EXPECT_EQ(step.event, RespEvent::Fail);
   EXPECT_NE(parser.fail_reason().find("longer than 64 bytes"), std::string::npos);
+  // 64 characters are the most a number line holds, whole or one byte at a time.
+  std::string longest(1, ':');
+  longest.append(63, '0').append("1\r\n");
+  std::vector<size_t> cuts;
+  for (size_t i = 1; i < longest.size(); ++i) cuts.push_back(i);
+  EXPECT_FALSE(parse_whole(longest).failed);
+  EXPECT_FALSE(parse_in_pieces(longest, cuts).failed);
+  std::string over(1, ':');
+  over.append(64, '0').append("1\r\n");
+  cuts.push_back(over.size() - 1);
+  EXPECT_TRUE(parse_whole(over).failed);
+  EXPECT_TRUE(parse_in_pieces(over, cuts).failed);
 }
 
 TEST(RespParser, RefusesABulkStringOverTheLimitBeforeItsPayload) {

@@ -54,7 +54,8 @@
 // connection stays open.
 //
 // close() fails the commands in flight (Closed, "the client was closed") and closes the
-// connection; later commands throw InvalidStateError. The destructor closes too.
+// connection; later commands throw InvalidStateError (as do commands on a moved-from client).
+// The destructor closes too; commands still waiting keep what they need alive and fail.
 //
 // Threads: a client belongs to the loop it was made on and is used from that loop's thread.
 #pragma once
@@ -253,6 +254,8 @@ class RedisClient {
 
  private:
   Task<RedisReply> send(std::string wire, std::string name, const CommandOptions& options);
+  // InvalidStateError for a client that was moved from.
+  void moved_check() const;
   std::shared_ptr<detail::RedisCore> core_;
 };
 
