@@ -446,11 +446,18 @@ Task<std::vector<RedisReply>> exchange(std::shared_ptr<RedisCore> core, std::str
     }
     Task<void> sending = c->stream.write(std::move(bytes));
     if (deadline != TimePoint::max()) sending = with_deadline(deadline, std::move(sending));
+    bool write_timed_out = false;
     try {
       co_await std::move(sending);
     } catch (const NetError&) {
+    } catch (const TimeoutError&) {
+      if (Clock::now() < deadline) throw;
+      write_timed_out = true;
     }
-    bool answered = co_await wait_until(p->event, deadline);
+    // A write that ran out of time leaves the command queued: it is handled as one whose reply
+    // did not come in time.
+    TimePoint wait_deadline = write_timed_out ? Clock::now() : deadline;
+    bool answered = co_await wait_until(p->event, wait_deadline);
     if (!answered) {
       // Replies come in order: every command behind this one waits for it, perhaps forever (a
       // blocking command), so the connection is given up and the next command opens another.

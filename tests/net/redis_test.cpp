@@ -2,9 +2,14 @@
 // reconnection, URLs, limits and timeouts.
 #include "squall/net/redis.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -584,6 +589,55 @@ TEST_F(RedisPeerTest, FailsClearlyOnARepliesNoCommandAskedFor) {
     redis.close();
   }());
   EXPECT_TRUE(peer.closed_by_client());
+}
+
+// A listener that never accepts: the kernel completes connections into its backlog and then
+// takes bytes only until the socket buffers are full.
+class SilentListener {
+ public:
+  SilentListener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
+        ::listen(fd_, 4) != 0 || ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+      throw std::runtime_error("SilentListener: cannot listen on 127.0.0.1");
+    port_ = ntohs(addr.sin_port);
+  }
+  ~SilentListener() { ::close(fd_); }
+  SilentListener(const SilentListener&) = delete;
+  SilentListener& operator=(const SilentListener&) = delete;
+  uint16_t port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
+TEST_F(RedisPeerTest, TimesOutACommandThePeerDoesNotTake) {
+  SilentListener peer;
+  run([&]() -> Task<void> {
+    RedisOptions o;
+    o.port = peer.port();
+    RedisClient redis(o);
+    CommandOptions quick;
+    quick.timeout = 200ms;
+    std::string huge(64 << 20, 'x');
+    TimePoint start = Clock::now();
+    std::string message;
+    try {
+      co_await redis.command(quick, "SET", "k", huge);
+    } catch (const TimeoutError& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find("SET got no reply within 200 ms"), std::string::npos) << message;
+    EXPECT_LT(Clock::now() - start, 5s);
+    // The connection holding the unsent rest is given up.
+    EXPECT_FALSE(redis.connected());
+    redis.close();
+  }());
 }
 
 // --- URLs --------------------------------------------------------------------------------------
