@@ -14,6 +14,10 @@
 #include "squall/core/io.h"
 #include "squall/core/log.h"
 #include "squall/core/loop.h"
+#include "squall/core/timeout.h"
+#include "squall/net/address.h"
+#include "squall/net/net_error.h"
+#include "squall/net/resolver.h"
 
 namespace squall {
 
@@ -89,6 +93,7 @@ class PgSession {
 
   Loop* loop_;
   std::string conninfo_;
+  std::string host_name_;  // a single host name to resolve on the loop (else libpq's to use)
   PgOptions options_;
   std::string where_;
   PGconn* conn_ = nullptr;
@@ -100,7 +105,7 @@ class PgSession {
 
  private:
   Task<void> ensure_connected(TimePoint deadline);
-  Task<Lock::Guard> acquire(TimePoint deadline, Timeout limit, std::string_view label);
+  Task<Lock::Guard> acquire(TimePoint deadline, Timeout limit, std::string label);
   void on_io(IoEvents events);
   // Handles one result for the op at the head; false if the connection was lost meanwhile.
   bool take(PGresult* raw);
@@ -199,17 +204,17 @@ class AbandonGuard {
 
 }  // namespace
 
-Task<Lock::Guard> PgSession::acquire(TimePoint deadline, Timeout limit, std::string_view label) {
+Task<Lock::Guard> PgSession::acquire(TimePoint deadline, Timeout limit, std::string label) {
   bool timed_out = false;
   try {
     co_return co_await lock_.guard(remaining(deadline));
   } catch (const TimeoutError&) {
+    if (Clock::now() < deadline) throw;  // someone else's limit (with_timeout) or a kill
     timed_out = true;
   }
   if (timed_out)
-    throw TimeoutError(
-        "postgres " + where_ + ": query timed out after " + describe(*limit) +
-        " waiting for the connection (a transaction held it): " + std::string(label));
+    throw TimeoutError("postgres " + where_ + ": query timed out after " + describe(*limit) +
+                       " waiting for the connection (a transaction held it): " + label);
   co_return Lock::Guard();
 }
 
@@ -229,7 +234,33 @@ Task<void> PgSession::ensure_connected(TimePoint deadline) {
   if (conn_) co_return;
   TimePoint start = Clock::now();
   TimePoint limit = std::min(deadline, start + options_.connect_timeout);
-  std::unique_ptr<PGconn, decltype(&PQfinish)> c(PQconnectStart(conninfo_.c_str()), &PQfinish);
+  // libpq resolves host names with getaddrinfo, which blocks: resolve on the loop instead and
+  // hand libpq the addresses (hostaddr), one host entry per address so that it tries each.
+  std::string hosts, addresses;
+  if (!host_name_.empty()) {
+    std::vector<Address> found;
+    bool timed_out = false;
+    try {
+      found = co_await with_deadline(limit, default_resolver().resolve(host_name_, 0));
+    } catch (const TimeoutError&) {
+      if (Clock::now() < limit) throw;
+      timed_out = true;
+    } catch (const NetError& e) {
+      throw PgError(ErrorKind::Resolve, where_, "", e.what());
+    }
+    if (timed_out)
+      throw TimeoutError("postgres " + where_ + ": resolving " + host_name_ + " took longer than " +
+                         describe(limit - start));
+    for (const Address& a : found) {
+      hosts += (hosts.empty() ? "" : ",") + host_name_;
+      addresses += (addresses.empty() ? "" : ",") + a.host();
+    }
+  }
+  const char* keywords[] = {"dbname", "host", "hostaddr", nullptr};
+  const char* values[] = {conninfo_.c_str(), hosts.c_str(), addresses.c_str(), nullptr};
+  if (hosts.empty()) keywords[1] = nullptr;
+  std::unique_ptr<PGconn, decltype(&PQfinish)> c(PQconnectStartParams(keywords, values, 1),
+                                                 &PQfinish);
   if (!c || PQstatus(c.get()) == CONNECTION_BAD) throw connect_error(where_, c.get());
   PostgresPollingStatusType status = PGRES_POLLING_WRITING;
   while (status != PGRES_POLLING_OK) {
@@ -245,6 +276,7 @@ Task<void> PgSession::ensure_connected(TimePoint deadline) {
         co_await wait_writable(fd, remaining(limit));
       }
     } catch (const TimeoutError&) {
+      if (Clock::now() < limit) throw;
       timed_out = true;
     }
     if (timed_out)
@@ -327,6 +359,7 @@ Task<PgResult> PgSession::wait_result(std::shared_ptr<PgOp> op, TimePoint deadli
     try {
       co_await op->ready.wait(remaining(deadline));
     } catch (const TimeoutError&) {
+      if (Clock::now() < deadline) throw;
       timed_out = true;
     }
   }
@@ -603,8 +636,18 @@ PgConnection::PgConnection(std::string_view url, PgOptions options) {
     throw InvalidArgumentError("postgres: cannot parse the connection URL: " + why);
   }
   std::string where = describe_target(parsed);
+  std::string host, hostaddr;
+  for (PQconninfoOption* o = parsed; o->keyword; ++o) {
+    if (!o->val) continue;
+    if (std::string_view(o->keyword) == "host") host = o->val;
+    if (std::string_view(o->keyword) == "hostaddr") hostaddr = o->val;
+  }
   PQconninfoFree(parsed);
   session_ = std::make_unique<detail::PgSession>(std::move(conninfo), options, std::move(where));
+  // One host given by name (not an address, a socket directory or a list): ours to resolve.
+  if (hostaddr.empty() && !host.empty() && host.find(',') == std::string::npos &&
+      host.front() != '/' && host.front() != '@' && !Address::from_ip(host, 0))
+    session_->host_name_ = host;
 }
 
 PgConnection::~PgConnection() = default;
@@ -777,10 +820,12 @@ Task<bool> PgRowStream::next() {
       co_return false;
     }
     op.ready.clear();
+    TimePoint deadline = deadline_after(timeout_);
     bool timed_out = false;
     try {
       co_await op.ready.wait(timeout_);
     } catch (const TimeoutError&) {
+      if (Clock::now() < deadline) throw;
       timed_out = true;
     }
     if (timed_out)

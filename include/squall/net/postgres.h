@@ -20,8 +20,9 @@
 // another) and its result comes back in order, so a thousand tasks share one connection without
 // waiting for each other's round trips. Nothing blocks the loop: the socket is non-blocking,
 // libpq's output is flushed when the socket is writable and its input read when readable.
-// Two things libpq does itself still block: resolving a host *name* (getaddrinfo inside
-// PQconnectPoll; give an address, or hostaddr=, to avoid it) and reading a password file.
+// A single host name is resolved on the loop (the default resolver, resolver.h) and libpq is
+// given its addresses to try in order; a list of hosts ("host=a,b") is left to libpq, whose
+// getaddrinfo blocks, as does its reading of a password file.
 //
 // Memory: libpq builds a whole result in memory before query() returns it, so a SELECT's size
 // is the server's to choose. For a result that may be large, stream() reads it row by row
@@ -44,6 +45,10 @@
 // the time between its last row and the cancel's arrival. Its result, when it comes, is dropped.
 //
 // Not supported: COPY (the connection is closed if the server enters COPY), LISTEN/NOTIFY.
+//
+// Lifetime: the connection must outlive the calls on it, and be destroyed before its loop. While
+// connected it watches its socket (to notice the server going away), which the loop counts as
+// pending work: close() or destroy it when done.
 //
 // Threads: a connection belongs to the loop that was current when it was made; use it, its
 // transactions and its streams from tasks on that loop only.

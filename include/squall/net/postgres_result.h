@@ -26,8 +26,9 @@ namespace squall {
 // kind() says what happened: InvalidArgument for a statement the server refused (a syntax
 // error, a constraint violated, a failed cast...), Closed for a connection that was lost or
 // that the server ended (an admin shutdown, SQLSTATE class 57P), Connect for a connection that
-// could not be made (a refused connection, a wrong password). The message is
-//   "<kind>: postgres <host:port/db>: <severity> <SQLSTATE>: <message> (<detail>) [hint: ...]"
+// could not be made (a refused connection, a wrong password), Resolve for a host name without
+// an address, InvalidState for a COMMIT that rolled back. The message is
+//   "<kind>: postgres <host:port/db>: SQLSTATE <code>: <message> (<detail>) [hint: <hint>]"
 // Query timeouts are TimeoutError, not PgError.
 class PgError : public Error {
  public:
