@@ -80,6 +80,21 @@ TEST_F(PostgresTest, AConninfoStringWorksAsWellAsAUrl) {
   run(body());
 }
 
+TEST_F(PostgresTest, AHostNameIsResolvedOnTheLoopAndEachAddressTried) {
+  auto body = [&]() -> Task<void> {
+    // "localhost" is ::1 then 127.0.0.1; the server listens on the second only.
+    PgConnection db("postgresql://squall:p%40ss%3Aw%2Frd@localhost:" + std::to_string(pg().port()) +
+                    "/postgres");
+    PgResult r = co_await db.query("SELECT inet_server_addr()::text");
+    EXPECT_EQ(r.get_string(0, 0), "127.0.0.1/32");
+    PgConnection nowhere("postgresql://squall@no-such-host.invalid:" + std::to_string(pg().port()) +
+                         "/postgres");
+    auto [kind, sqlstate] = co_await pg_failure(nowhere.query("SELECT 1"));
+    EXPECT_EQ(kind, ErrorKind::Resolve);
+  };
+  run(body());
+}
+
 TEST_F(PostgresTest, AWrongPasswordIsAConnectErrorNamingTheCause) {
   auto body = [&]() -> Task<void> {
     PgConnection db("postgresql://squall:wrong@127.0.0.1:" + std::to_string(pg().port()) +
@@ -397,6 +412,17 @@ TEST_F(PostgresTest, AQueryPastItsTimeoutIsCancelledOnTheServer) {
     PgResult again = co_await db.query({.timeout = 10s}, "SELECT 2");
     EXPECT_EQ(again.get_int(0, 0), 2);
     EXPECT_LT(Clock::now() - start, 20s);
+    // And so is one that core's with_timeout interrupts.
+    bool interrupted = false;
+    try {
+      co_await with_timeout(100ms, db.query("SELECT pg_sleep(30)"));
+    } catch (const TimeoutError&) {
+      interrupted = true;
+    }
+    EXPECT_TRUE(interrupted);
+    PgResult third = co_await db.query({.timeout = 10s}, "SELECT 3");
+    EXPECT_EQ(third.get_int(0, 0), 3);
+    EXPECT_LT(Clock::now() - start, 30s);
   };
   run(body(), 60s);
 }
@@ -419,6 +445,28 @@ TEST_F(PostgresTest, AServerRestartFailsQueriesInFlightThenTheConnectionComesBac
     PgResult r = co_await db.query("SELECT 'back'");
     EXPECT_EQ(r.get_string(0, 0), "back");
     EXPECT_NE(db.backend_pid(), pid);
+  };
+  run(body(), 120s);
+}
+
+TEST_F(PostgresTest, ATransactionCutByARestartFailsItsQueriesAndNeverRunsThemOutsideIt) {
+  auto body = [&]() -> Task<void> {
+    PgConnection db(pg().url());
+    co_await db.query("DROP TABLE IF EXISTS cut");
+    co_await db.query("CREATE TABLE cut (v int)");
+    {
+      PgTransaction tx = co_await db.begin();
+      co_await tx.query("INSERT INTO cut VALUES (1)");
+      pg().restart();
+      auto during = co_await pg_failure(tx.query("INSERT INTO cut VALUES (2)"));
+      EXPECT_EQ(during.first, ErrorKind::Closed);
+      auto after = co_await pg_failure(tx.query("INSERT INTO cut VALUES (3)"));
+      EXPECT_EQ(after.first, ErrorKind::Closed);
+      auto commit = co_await pg_failure(tx.commit());
+      EXPECT_EQ(commit.first, ErrorKind::Closed);
+    }
+    PgResult r = co_await db.query("SELECT count(*) FROM cut");
+    EXPECT_EQ(r.get_int(0, 0), 0) << "a statement of the lost transaction ran on its own";
   };
   run(body(), 120s);
 }
