@@ -406,7 +406,7 @@ TEST_F(PostgresTest, AQueryPastItsTimeoutIsCancelledOnTheServer) {
     // A killed query is cancelled as well.
     auto h =
         spawn([](PgConnection& db) -> Task<void> { co_await db.query("SELECT pg_sleep(30)"); }(db));
-    co_await sleep(100ms);
+    for (int i = 0; i < 1000 && db.in_flight() == 0; ++i) co_await sleep(1ms);
     h.kill();
     co_await h.join();
     PgResult again = co_await db.query({.timeout = 10s}, "SELECT 2");
@@ -434,7 +434,7 @@ TEST_F(PostgresTest, AServerRestartFailsQueriesInFlightThenTheConnectionComesBac
     int pid = db.backend_pid();
     auto first = spawn(pg_failure(db.query("SELECT pg_sleep(20)")));
     auto second = spawn(pg_failure(db.query("SELECT 1")));
-    co_await sleep(200ms);
+    for (int i = 0; i < 1000 && db.in_flight() < 2; ++i) co_await sleep(1ms);
     EXPECT_EQ(db.in_flight(), 2u);
     pg().restart();  // blocks the loop meanwhile; the client sees it all afterwards
     auto [kind1, state1] = co_await first;
@@ -476,7 +476,8 @@ TEST_F(PostgresTest, AnIdleConnectionNoticesARestartAndReconnectsOnTheNextQuery)
     PgConnection db(pg().url());
     co_await db.connect();
     pg().restart();
-    co_await sleep(100ms);  // the loop reads the server's goodbye
+    // The loop reads the server's goodbye.
+    for (int i = 0; i < 5000 && db.connected(); ++i) co_await sleep(1ms);
     EXPECT_FALSE(db.connected());
     PgResult r = co_await db.query("SELECT 1");
     EXPECT_EQ(r.get_int(0, 0), 1);
@@ -569,9 +570,12 @@ TEST_F(PostgresTest, AStreamDroppedPartWayIsCancelledAndTheConnectionGoesOn) {
 TEST_F(PostgresTest, ClosingFailsQueriesInFlightAndTheNextQueryReconnects) {
   auto body = [&]() -> Task<void> {
     PgConnection db(pg().url());
+    co_await db.connect();
     auto h = spawn(pg_failure(db.query("SELECT pg_sleep(5)")));
-    co_await sleep(100ms);
+    for (int i = 0; i < 1000 && db.in_flight() == 0; ++i) co_await sleep(1ms);
+    EXPECT_EQ(db.in_flight(), 1u);
     db.close();
+    EXPECT_FALSE(db.connected());
     auto [kind, sqlstate] = co_await h;
     EXPECT_EQ(kind, ErrorKind::Closed);
     EXPECT_EQ(sqlstate, "");
@@ -581,15 +585,17 @@ TEST_F(PostgresTest, ClosingFailsQueriesInFlightAndTheNextQueryReconnects) {
   run(body());
 }
 
-// Claims up to `n` unclaimed jobs for `worker` in one transaction, holding their row locks
-// until `hold` is set (if given).
-Task<std::vector<int64_t>> claim(PgConnection& db, std::string worker, int n, Event* hold) {
+// Claims up to `n` unclaimed jobs for `worker` in one transaction. With `hold`, sets `claimed`
+// once it has locked its rows and keeps them locked until `hold` is set.
+Task<std::vector<int64_t>> claim(PgConnection& db, std::string worker, int n, Event* hold,
+                                 Event* claimed) {
   PgTransaction tx = co_await db.begin();
   PgResult r = co_await tx.query(
       "SELECT id FROM jobs WHERE claimed_by IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
       n);
   std::vector<int64_t> ids;
   for (PgRow row : r) ids.push_back(row.get_int(0));
+  if (claimed) claimed->set();
   if (hold) co_await hold->wait();
   for (int64_t id : ids)
     co_await tx.query("UPDATE jobs SET claimed_by = $1 WHERE id = $2", worker, id);
@@ -606,11 +612,12 @@ TEST_F(PostgresTest, SkipLockedClaimsFromTwoConnectionsAreDisjoint) {
     co_await a.query("INSERT INTO jobs SELECT i, NULL FROM generate_series(1, 100) AS i");
 
     // Both hold their claims at once: the second skips the first's locked rows.
-    Event hold;
-    auto first = spawn(claim(a, "a", 10, &hold));
-    co_await sleep(100ms);
-    auto second = spawn(claim(b, "b", 10, &hold));
-    co_await sleep(100ms);
+    // Without SKIP LOCKED the second would wait for the first's locks and never claim.
+    Event hold, a_claimed, b_claimed;
+    auto first = spawn(claim(a, "a", 10, &hold, &a_claimed));
+    co_await a_claimed.wait(10s);
+    auto second = spawn(claim(b, "b", 10, &hold, &b_claimed));
+    co_await b_claimed.wait(10s);
     hold.set();
     std::vector<int64_t> ids_a = co_await first;
     std::vector<int64_t> ids_b = co_await second;
@@ -623,7 +630,7 @@ TEST_F(PostgresTest, SkipLockedClaimsFromTwoConnectionsAreDisjoint) {
     auto worker = [](PgConnection& db, std::string name) -> Task<std::vector<int64_t>> {
       std::vector<int64_t> mine;
       for (;;) {
-        std::vector<int64_t> got = co_await claim(db, name, 3, nullptr);
+        std::vector<int64_t> got = co_await claim(db, name, 3, nullptr, nullptr);
         if (got.empty()) break;
         mine.insert(mine.end(), got.begin(), got.end());
       }
