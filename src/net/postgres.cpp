@@ -54,6 +54,7 @@ class PgSession {
         cancel_busy_(std::make_shared<std::atomic<bool>>(false)) {}
   ~PgSession() {
     drain_timer_.cancel();
+    cancel_retry_.cancel();
     lose(closed("the connection was closed"));
   }
   PgSession(const PgSession&) = delete;
@@ -120,6 +121,7 @@ class PgSession {
   bool want_write_ = false;  // libpq has output it could not send yet
   IoEvents watching_ = IoEvents::None;
   TimerHandle drain_timer_;
+  TimerHandle cancel_retry_;
   std::shared_ptr<std::atomic<bool>> cancel_busy_;  // a cancel thread is running
 };
 
@@ -434,7 +436,14 @@ void PgSession::schedule_drain() {
 }
 
 void PgSession::request_cancel() {
-  if (!conn_ || cancel_busy_->exchange(true)) return;
+  if (!conn_) return;
+  // A cancel that reaches the server before it starts the statement (or while the previous
+  // cancel is still on its way) does nothing: ask again while the abandoned statement runs.
+  if (!cancel_retry_.active())
+    cancel_retry_ = loop_->call_later(std::chrono::milliseconds(250), [this] {
+      if (!ops_.empty() && ops_.front()->cancel && !ops_.front()->results_done) request_cancel();
+    });
+  if (cancel_busy_->exchange(true)) return;
   PGcancel* cancel = PQgetCancel(conn_);
   if (!cancel) {
     cancel_busy_->store(false);
@@ -482,6 +491,11 @@ void PgSession::drain() {
   // With nothing in flight, parse what came anyway (notices, parameter changes, the server's
   // goodbye), so that it does not pile up in libpq's buffer.
   if (conn_ && ops_.empty()) PQisBusy(conn_);
+  // NOTIFY messages (after a LISTEN) have no reader here: drop them rather than let libpq
+  // keep a list that only grows.
+  if (conn_ && !paused_) {
+    while (PGnotify* n = PQnotifies(conn_)) PQfreemem(n);
+  }
   if (conn_ && PQstatus(conn_) == CONNECTION_BAD) {
     lose(closed("the connection was lost: " + tidy(PQerrorMessage(conn_))));
     return;
@@ -581,6 +595,7 @@ void PgSession::update_interest() {
 }
 
 void PgSession::lose(std::exception_ptr error) noexcept {
+  cancel_retry_.cancel();
   if (watching_ != IoEvents::None) loop_->remove_handler(fd_);
   watching_ = IoEvents::None;
   if (conn_) {

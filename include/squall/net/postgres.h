@@ -41,10 +41,13 @@
 // (libpq's PQcancel, on a short-lived thread of its own: PQcancel opens a connection and waits
 // for it, which must not happen on the loop; at most one per connection at a time). A killed
 // query is cancelled the same way. A cancel stops whatever statement the server is running when
-// it arrives: it is only sent while the abandoned query is the one running, so the window is
-// the time between its last row and the cancel's arrival. Its result, when it comes, is dropped.
+// it arrives: it is only sent while the abandoned query is the one running (and again every
+// 250 ms while it still runs, since one that reaches the server before the statement starts is
+// lost), so the window is the time between its last row and the cancel's arrival. Its result,
+// when it comes, is dropped.
 //
-// Not supported: COPY (the connection is closed if the server enters COPY), LISTEN/NOTIFY.
+// Not supported: COPY (the connection is closed if the server enters COPY), and receiving
+// notifications (after a LISTEN they are dropped as they arrive).
 //
 // Lifetime: the connection must outlive the calls on it, and be destroyed before its loop. While
 // connected it watches its socket (to notice the server going away), which the loop counts as
