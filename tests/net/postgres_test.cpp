@@ -585,6 +585,19 @@ TEST_F(PostgresTest, ClosingFailsQueriesInFlightAndTheNextQueryReconnects) {
   run(body());
 }
 
+TEST_F(PostgresTest, NotificationsAfterListenAreDroppedAndQueriesGoOn) {
+  auto body = [&]() -> Task<void> {
+    PgConnection db(pg().url());
+    PgConnection other(pg().url());
+    co_await db.query("LISTEN squall_test");
+    for (int i = 0; i < 100; ++i) co_await other.query("SELECT pg_notify('squall_test', $1)", i);
+    co_await sleep(50ms);  // they arrive while the connection is idle
+    PgResult r = co_await db.query("SELECT 'listening'");
+    EXPECT_EQ(r.get_string(0, 0), "listening");
+  };
+  run(body());
+}
+
 // Claims up to `n` unclaimed jobs for `worker` in one transaction. With `hold`, sets `claimed`
 // once it has locked its rows and keeps them locked until `hold` is set.
 Task<std::vector<int64_t>> claim(PgConnection& db, std::string worker, int n, Event* hold,
