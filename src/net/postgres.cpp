@@ -14,6 +14,7 @@
 #include "squall/core/io.h"
 #include "squall/core/log.h"
 #include "squall/core/loop.h"
+#include "squall/core/sleep.h"
 #include "squall/core/timeout.h"
 #include "squall/net/address.h"
 #include "squall/net/net_error.h"
@@ -37,6 +38,7 @@ struct PgOp {
   bool abandoned = false;        // nobody will read the result: drop it
   bool cancel = false;           // abandoned by a timeout or a kill: cancel it while it runs
   bool single_row = false;       // libpq's single-row mode is on for it
+  bool cancelling = false;       // counted in the session's cancelling_
   PgResult result;               // a query's result
   std::exception_ptr error;
   std::deque<PgResult> rows;  // a stream's results holding rows not yet read, oldest first
@@ -51,7 +53,9 @@ class PgSession {
         conninfo_(std::move(conninfo)),
         options_(options),
         where_(std::move(where)),
-        cancel_busy_(std::make_shared<std::atomic<bool>>(false)) {}
+        cancel_busy_(std::make_shared<std::atomic<bool>>(false)) {
+    settled_.set();
+  }
   ~PgSession() {
     drain_timer_.cancel();
     cancel_retry_.cancel();
@@ -79,6 +83,9 @@ class PgSession {
   void drain();
   // Fails every op in flight with `error` and closes the connection.
   void lose(std::exception_ptr error) noexcept;
+  // Waits until no cancelled statement is still in flight: a statement sent behind one could
+  // be hit by the cancel meant for it.
+  Task<void> settle(TimePoint deadline, Timeout limit, std::string label);
 
   bool paused() const noexcept { return paused_; }
   bool alive(uint64_t generation) const noexcept { return conn_ && generation_ == generation; }
@@ -118,6 +125,8 @@ class PgSession {
   void schedule_drain();
 
   bool paused_ = false;      // a stream's buffer is full: not reading
+  size_t cancelling_ = 0;    // ops in flight being cancelled
+  Event settled_;            // set while cancelling_ is 0
   bool want_write_ = false;  // libpq has output it could not send yet
   IoEvents watching_ = IoEvents::None;
   TimerHandle drain_timer_;
@@ -225,6 +234,33 @@ void PgSession::check_not_in_transaction() const {
     throw InvalidStateError("postgres " + where_ +
                             ": a query on the connection from the task holding its open "
                             "transaction would wait for itself; use the transaction's query()");
+}
+
+Task<void> PgSession::settle(TimePoint deadline, Timeout limit, std::string label) {
+  for (;;) {
+    bool timed_out = false;
+    if (cancelling_ > 0) {
+      try {
+        co_await settled_.wait(remaining(deadline));
+      } catch (const TimeoutError&) {
+        if (Clock::now() < deadline) throw;
+        timed_out = true;
+      }
+    } else if (cancel_busy_->load()) {
+      // A cancel still on its way could reach the server after the cancelled statement ended:
+      // the thread finishes once the server has it, which takes a round trip on loopback.
+      if (Clock::now() >= deadline) {
+        timed_out = true;
+      } else {
+        co_await sleep_until(std::min(deadline, Clock::now() + std::chrono::milliseconds(2)));
+      }
+    } else {
+      co_return;
+    }
+    if (timed_out)
+      throw TimeoutError("postgres " + where_ + ": query timed out after " + describe(*limit) +
+                         " waiting for a cancelled statement to end: " + label);
+  }
 }
 
 Task<void> PgSession::connect_now() {
@@ -381,6 +417,7 @@ Task<PgResult> PgSession::run_query(PgStatement statement, PgQueryOptions option
   std::shared_ptr<PgOp> op;
   {
     Lock::Guard guard = co_await acquire(deadline, limit, label_of(statement.sql));
+    co_await settle(deadline, limit, label_of(statement.sql));
     co_await ensure_connected(deadline);
     op = send(statement, PgOp::Kind::Query);
   }
@@ -392,6 +429,7 @@ Task<PgRowStream> PgSession::run_stream(PgStatement statement, PgQueryOptions op
   Timeout limit = query_limit(options);
   TimePoint deadline = deadline_after(limit);
   Lock::Guard guard = co_await acquire(deadline, limit, label_of(statement.sql));
+  co_await settle(deadline, limit, label_of(statement.sql));
   co_await ensure_connected(deadline);
   co_return PgRowStream(send(statement, PgOp::Kind::Stream), limit);
 }
@@ -401,6 +439,7 @@ Task<PgTransaction> PgSession::begin(std::string statement) {
   Timeout limit = options_.query_timeout;
   TimePoint deadline = deadline_after(limit);
   Lock::Guard guard = co_await acquire(deadline, limit, statement);
+  co_await settle(deadline, limit, statement);
   co_await ensure_connected(deadline);
   std::shared_ptr<PgOp> op = send(PgStatement{statement, {}}, PgOp::Kind::Query);
   transaction_owner_ = current_task();
@@ -424,6 +463,11 @@ void PgSession::on_abandoned(PgOp& op) {
   if (op.kind == PgOp::Kind::Stream) {
     op.rows.clear();
     op.buffered = 0;
+  }
+  if (op.cancel && !op.results_done && !op.cancelling) {
+    op.cancelling = true;
+    ++cancelling_;
+    settled_.clear();
   }
   if (ops_.empty() || ops_.front().get() != &op) return;  // on_new_head sees to it
   if (op.cancel) request_cancel();
@@ -520,6 +564,7 @@ bool PgSession::take(PGresult* raw) {
   }
   if (!raw) {
     op->results_done = true;
+    if (op->cancelling && --cancelling_ == 0) settled_.set();
     op->ready.set();
     return true;
   }
@@ -605,6 +650,8 @@ void PgSession::lose(std::exception_ptr error) noexcept {
   }
   fd_ = -1;
   paused_ = want_write_ = false;
+  cancelling_ = 0;
+  settled_.set();
   std::deque<std::shared_ptr<PgOp>> ops = std::move(ops_);
   ops_.clear();
   for (auto& op : ops) {
@@ -753,6 +800,10 @@ Task<PgResult> PgTransaction::run(detail::PgStatement statement, PgQueryOptions 
                   "the connection was lost during the transaction, which the server rolled back");
   Timeout limit = session_->query_limit(options);
   TimePoint deadline = deadline_after(limit);
+  co_await session_->settle(deadline, limit, statement.sql.substr(0, 60));
+  if (!session_ || !session_->alive(generation_))
+    throw PgError(ErrorKind::Closed, session_ ? session_->where_ : std::string(), "",
+                  "the connection was lost during the transaction, which the server rolled back");
   std::shared_ptr<detail::PgOp> op = session_->send(statement, detail::PgOp::Kind::Query);
   co_return co_await detail::PgSession::wait_result(std::move(op), deadline, limit);
 }

@@ -43,8 +43,11 @@
 // query is cancelled the same way. A cancel stops whatever statement the server is running when
 // it arrives: it is only sent while the abandoned query is the one running (and again every
 // 250 ms while it still runs, since one that reaches the server before the statement starts is
-// lost), so the window is the time between its last row and the cancel's arrival. Its result,
-// when it comes, is dropped.
+// lost). Queries made after that wait until the cancelled statement has ended and the cancel
+// request has been delivered (the server would run them after it anyway), so a cancel can
+// only hit a statement sent before the
+// timeout, in the time between the cancelled one's last row and the cancel's arrival. The
+// cancelled statement's result, when it comes, is dropped.
 //
 // Not supported: COPY (the connection is closed if the server enters COPY), and receiving
 // notifications (after a LISTEN they are dropped as they arrive).
