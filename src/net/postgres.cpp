@@ -39,6 +39,8 @@ struct PgOp {
   bool cancel = false;           // abandoned by a timeout or a kill: cancel it while it runs
   bool single_row = false;       // libpq's single-row mode is on for it
   bool cancelling = false;       // counted in the session's cancelling_
+  bool close_on_error = false;   // a transaction's ROLLBACK: if it fails, close the connection
+  Lock::Guard gate;              // the end of a transaction holds the connection until done
   PgResult result;               // a query's result
   std::exception_ptr error;
   std::deque<PgResult> rows;  // a stream's results holding rows not yet read, oldest first
@@ -72,8 +74,9 @@ class PgSession {
   // Sends one statement and its Sync; the op is in the queue on return. The connection must be
   // up. PgError (and the connection closed) if libpq cannot queue it.
   std::shared_ptr<PgOp> send(const PgStatement& statement, PgOp::Kind kind);
-  // Sends a statement whose result nobody waits for (a transaction's ROLLBACK on unwinding).
-  void send_detached(std::string sql) noexcept;
+  // Sends the ROLLBACK of a transaction that ends unwinding; nobody waits for its result, and
+  // the connection stays the transaction's (`gate`) until it is done.
+  void send_rollback(Lock::Guard gate) noexcept;
   // Waits for a query's result (or its error) until `deadline`.
   static Task<PgResult> wait_result(std::shared_ptr<PgOp> op, TimePoint deadline, Timeout limit);
 
@@ -381,10 +384,12 @@ std::shared_ptr<PgOp> PgSession::send(const PgStatement& statement, PgOp::Kind k
   return op;
 }
 
-void PgSession::send_detached(std::string sql) noexcept {
+void PgSession::send_rollback(Lock::Guard gate) noexcept {
   try {
-    auto op = send(PgStatement{std::move(sql), {}}, PgOp::Kind::Query);
+    auto op = send(PgStatement{"ROLLBACK", {}}, PgOp::Kind::Query);
     op->abandoned = true;
+    op->close_on_error = true;
+    op->gate = std::move(gate);
   } catch (...) {
     // The connection is gone, and the transaction with it.
   }
@@ -566,6 +571,15 @@ bool PgSession::take(PGresult* raw) {
     op->results_done = true;
     if (op->cancelling && --cancelling_ == 0) settled_.set();
     op->ready.set();
+    if (op->close_on_error && op->error) {
+      // The transaction may still be open: only closing the connection ends it for sure,
+      // before anyone else's statement runs in it.
+      lose(closed("ROLLBACK failed, so the connection was closed to end the transaction: " +
+                  exception_message(op->error)));
+      op->gate.release();
+      return false;
+    }
+    op->gate.release();
     return true;
   }
   switch (PQresultStatus(raw)) {
@@ -656,6 +670,7 @@ void PgSession::lose(std::exception_ptr error) noexcept {
   ops_.clear();
   for (auto& op : ops) {
     op->session = nullptr;
+    op->gate.release();
     if (!op->results_done) {
       op->results_done = true;
       op->error = error;
@@ -776,7 +791,7 @@ PgTransaction::PgTransaction(PgTransaction&& other) noexcept
 
 PgTransaction::~PgTransaction() {
   if (!session_) return;
-  if (session_->alive(generation_)) session_->send_detached("ROLLBACK");
+  if (session_->alive(generation_)) session_->send_rollback(std::move(guard_));
   end();
 }
 
@@ -832,7 +847,10 @@ Task<void> PgTransaction::finish(std::string statement) {
   TimePoint deadline = deadline_after(limit);
   std::shared_ptr<detail::PgOp> op =
       s.send(detail::PgStatement{statement, {}}, detail::PgOp::Kind::Query);
-  // The pipeline keeps order: whatever is sent after this runs after it.
+  // Others wait for the end of the transaction, and a ROLLBACK that fails closes the
+  // connection before they can run in what is left of it.
+  op->close_on_error = statement == "ROLLBACK";
+  op->gate = std::move(guard_);
   end();
   PgResult r = co_await detail::PgSession::wait_result(std::move(op), deadline, limit);
   if (statement == "COMMIT" && r.command() == "ROLLBACK")

@@ -427,6 +427,32 @@ TEST_F(PostgresTest, AQueryPastItsTimeoutIsCancelledOnTheServer) {
   run(body(), 60s);
 }
 
+TEST_F(PostgresTest, ATimeoutInsideATransactionRollsItBackBeforeOthersUseTheConnection) {
+  auto body = [&]() -> Task<void> {
+    PgConnection db(pg().url());
+    auto other = spawn([](PgConnection& db) -> Task<std::string> {
+      co_await sleep(50ms);  // queued behind the transaction
+      PgResult r = co_await db.query("SHOW statement_timeout");
+      co_return r.get_string(0, 0);
+    }(db));
+    bool timed_out = false;
+    try {
+      PgTransaction tx = co_await db.begin();
+      co_await tx.query("SET LOCAL statement_timeout = '1234ms'");
+      co_await tx.query({.timeout = 100ms}, "SELECT pg_sleep(30)");
+    } catch (const TimeoutError&) {
+      timed_out = true;
+    }
+    EXPECT_TRUE(timed_out);
+    // The other task's statement ran after the ROLLBACK, outside the transaction.
+    std::string seen = co_await other;
+    EXPECT_EQ(seen, "0");
+    PgResult r = co_await db.query({.timeout = 10s}, "SHOW statement_timeout");
+    EXPECT_EQ(r.get_string(0, 0), "0");
+  };
+  run(body(), 60s);
+}
+
 TEST_F(PostgresTest, AServerRestartFailsQueriesInFlightThenTheConnectionComesBack) {
   auto body = [&]() -> Task<void> {
     PgConnection db(pg().url());
