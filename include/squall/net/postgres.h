@@ -181,8 +181,9 @@ class PgConnection {
 };
 
 // An open transaction: the connection's queries go through it until commit() or rollback().
-// Destroyed while open (an exception, a kill), it sends ROLLBACK without waiting for it and
-// frees the connection for the next task; ROLLBACK runs before anything sent after.
+// Destroyed while open (an exception, a kill), it sends ROLLBACK without waiting for it; the
+// connection is the next task's once the ROLLBACK is done (or, if the ROLLBACK fails, once the
+// connection has been closed, which ends the transaction on the server).
 class PgTransaction {
  public:
   PgTransaction(PgTransaction&& other) noexcept;
