@@ -704,6 +704,8 @@ std::string describe_target(PQconninfoOption* options) {
 }  // namespace
 
 PgConnection::PgConnection(std::string_view url, PgOptions options) {
+  if (options.stream_buffer_rows == 0)
+    throw InvalidArgumentError("postgres: stream_buffer_rows must be at least 1");
   std::string conninfo(url);
   char* error = nullptr;
   PQconninfoOption* parsed = PQconninfoParse(conninfo.c_str(), &error);

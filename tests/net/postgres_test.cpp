@@ -133,6 +133,7 @@ TEST_F(PostgresTest, AMalformedUrlIsRejectedWithLibpqsReason) {
     EXPECT_NE(std::string(e.what()).find("nonsense"), std::string::npos) << e.what();
   }
   EXPECT_THROW(PgConnection("host=127.0.0.1 port='unterminated"), InvalidArgumentError);
+  EXPECT_THROW(PgConnection(pg().url(), {.stream_buffer_rows = 0}), InvalidArgumentError);
 }
 
 TEST_F(PostgresTest, ParametersBindAndColumnsReadByNameOrIndex) {

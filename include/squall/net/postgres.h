@@ -80,7 +80,7 @@ struct PgOptions {
   Duration connect_timeout = std::chrono::seconds(10);
   // Default limit on each query; none unless set.
   Timeout query_timeout;
-  // Rows a stream holds before the connection stops reading from the server.
+  // Rows a stream holds before the connection stops reading from the server (at least 1).
   size_t stream_buffer_rows = 1000;
 };
 
@@ -105,7 +105,8 @@ class PgRowStream;
 class PgConnection {
  public:
   // Parses `url` (a postgresql:// URL or a conninfo string, as libpq accepts them) without
-  // connecting; InvalidArgumentError, with libpq's reason, if it cannot be parsed.
+  // connecting; InvalidArgumentError, with libpq's reason, if it cannot be parsed (or the
+  // options are out of range).
   explicit PgConnection(std::string_view url, PgOptions options = {});
   // Closes the connection: queries still in flight fail with PgError (Closed).
   ~PgConnection();
