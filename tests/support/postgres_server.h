@@ -1,0 +1,55 @@
+// A real PostgreSQL 15 cluster for tests: initdb into a scratch directory, the server on a free
+// loopback port (its Unix socket in the same directory), stopped and removed at the end.
+// Blocking; used outside the loop.
+//
+//   PostgresServer pg;                  // throws std::runtime_error with the server's output
+//   PgConnection db(pg.url());          // postgresql://squall:...@127.0.0.1:PORT/postgres
+//   pg.restart();                       // a fast shutdown (clients are disconnected), then start
+//
+// initdb and postgres refuse to run as root: as root (CI), the cluster belongs to the system's
+// `postgres` user (which Debian's postgresql-common creates) and the servers run as that user.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "support/process.h"
+
+namespace squall::test {
+
+class PostgresServer {
+ public:
+  // The superuser "squall", whose password (with characters a URL must percent-encode) the
+  // server checks with SCRAM over TCP.
+  static constexpr const char* user = "squall";
+  static constexpr const char* password = "p@ss:w/rd";
+
+  PostgresServer();
+  ~PostgresServer();
+  PostgresServer(const PostgresServer&) = delete;
+  PostgresServer& operator=(const PostgresServer&) = delete;
+
+  uint16_t port() const { return port_; }
+  // postgresql://squall:p%40ss%3Aw%2Frd@127.0.0.1:PORT/postgres
+  std::string url() const;
+
+  // Fast shutdown (SIGINT: sessions are ended, FATAL 57P01), then waits for the exit.
+  void stop();
+  // Starts it again on the same port and directory; returns once it accepts queries.
+  void start();
+  void restart() {
+    stop();
+    start();
+  }
+
+ private:
+  // argv run as the cluster's owner.
+  std::vector<std::string> as_owner(std::vector<std::string> argv) const;
+
+  TempDir dir_;
+  std::string owner_;  // the user to run as, or "" for ourselves
+  uint16_t port_ = 0;
+  Process server_;
+};
+
+}  // namespace squall::test
