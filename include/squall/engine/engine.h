@@ -68,11 +68,11 @@ struct EngineHooks {
 struct EngineOptions {
   std::filesystem::path store = "engine.db";
   std::string store_label = "engine store";  // what errors call the store file
-  bool fresh = false;            // drop what the store and the export held
-  std::filesystem::path jsonl;   // the results' export; empty for none
-  size_t concurrency = 10;       // fetches in flight
-  size_t queue_size = 100;       // each queue between components
-  double commit_interval = 0.2;  // seconds
+  bool fresh = false;                        // drop what the store and the export held
+  std::filesystem::path jsonl;               // the results' export; empty for none
+  size_t concurrency = 10;                   // fetches in flight
+  size_t queue_size = 100;                   // each queue between components
+  double commit_interval = 0.2;              // seconds
   bool exit_when_done = true;
   SchedulerOptions scheduler;
   FetcherOptions fetcher;
