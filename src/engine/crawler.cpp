@@ -570,6 +570,9 @@ Task<CrawlSummary> Crawler::run() {
   EngineOptions e;
   e.store = o.state;
   e.store_label = "crawl state";
+  // A crawl reads its tasks in order (new ones come last in the ready index) and looks few up at
+  // random (its SeenSet answers for the links it has seen), so a small page cache serves it.
+  e.store_cache_mib = 8;
   e.fresh = o.fresh;
   e.concurrency = o.concurrency;
   e.queue_size = 1000;

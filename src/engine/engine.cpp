@@ -257,7 +257,8 @@ void Engine::stop() noexcept {
 Task<EngineSummary> Engine::run() {
   State& s = *state_;
   auto started = std::chrono::steady_clock::now();
-  s.store = SqliteStore::open(s.options.store, s.options.fresh, s.options.store_label);
+  s.store = SqliteStore::open(s.options.store, s.options.fresh, s.options.store_label,
+                              s.options.store_cache_mib);
   s.scheduler = std::make_unique<Scheduler>(*s.store, s.options.scheduler);
   s.results = std::make_unique<ResultWorker>(*s.store, s.options.jsonl);
   co_await s.results->open(s.options.fresh);

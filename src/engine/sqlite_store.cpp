@@ -1,6 +1,7 @@
 // SqliteStore: one SQLite file, prepared statements, one open transaction.
 #include "squall/engine/sqlite_store.h"
 
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 
@@ -198,7 +199,7 @@ struct SqliteStore::Db {
 };
 
 std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path, bool start_over,
-                                               std::string label) {
+                                               std::string label, size_t cache_mib) {
   auto db = std::make_unique<Db>();
   db->path = path;
   db->file = SqliteFile::open(path, std::move(label),
@@ -227,9 +228,9 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
     throw Error(ErrorKind::InvalidArgument, detail);
   }
   // The taskid index is read at random (a taskid is an MD5), so its pages are worth holding:
-  // 64 MiB of page cache, against SQLite's 2 MiB default, keeps it in memory to a few million
-  // tasks.
-  f.exec("PRAGMA cache_size = -65536");
+  // 64 MiB of page cache (the default `cache_mib`), against SQLite's 2 MiB, keeps it in memory to
+  // a few million tasks.
+  f.exec(("PRAGMA cache_size = -" + std::to_string(std::max<size_t>(1, cache_mib) * 1024)).c_str());
   f.exec(kSchema);
   if (empty) f.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
   db->get = f.prepare(

@@ -12,6 +12,7 @@
 // suspending.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -24,10 +25,12 @@ namespace squall {
 
 class SqliteStore final : public TaskStore, public ProjectStore, public ResultStore {
  public:
-  // `label` names the file in errors ("engine store crawl.db is in use by another process").
+  // `label` names the file in errors ("engine store crawl.db is in use by another process");
+  // `cache_mib` is SQLite's page cache, which grows up to it as pages are read.
   static std::unique_ptr<SqliteStore> open(const std::filesystem::path& path,
                                            bool start_over = false,
-                                           std::string label = "engine store");
+                                           std::string label = "engine store",
+                                           size_t cache_mib = 64);
   ~SqliteStore() override;
 
   // TaskStore
