@@ -68,7 +68,7 @@ struct EngineHooks {
 struct EngineOptions {
   std::filesystem::path store = "engine.db";
   std::string store_label = "engine store";  // what errors call the store file
-  size_t store_cache_mib = 64;                // the store's page cache (SqliteStore::open)
+  size_t store_cache_mib = 64;               // the store's page cache (SqliteStore::open)
   bool fresh = false;                        // drop what the store and the export held
   std::filesystem::path jsonl;               // the results' export; empty for none
   size_t concurrency = 10;                   // fetches in flight
