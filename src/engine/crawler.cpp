@@ -247,14 +247,22 @@ struct Crawler::State {
     co_await store.set_meta(kSitemapsKey, std::to_string(sitemaps_read));
   }
 
-  // Counted when a page is taken into work, so that fetches in flight count too and the limit
-  // is never passed; a page given back (a retry, disallowed) gives its place back.
-  bool may_dispatch(const CrawlTask& task) {
+  static bool is_page(const CrawlTask& task) {
     auto callback = task.process.find("callback");
-    if (callback == task.process.end() || *callback != "page") return true;
+    return callback != task.process.end() && *callback == "page";
+  }
+
+  // Counted when a page is taken into work, so that fetches in flight count too and the limit
+  // is never passed; a page given back (a retry, disallowed, its host unavailable) gives its
+  // place back.
+  bool may_dispatch(const CrawlTask& task) {
+    if (!is_page(task)) return true;
     if (o.max_pages && pages_before + pages_started >= *o.max_pages) return false;
     ++pages_started;
     return true;
+  }
+  void parked(const CrawlTask& task) {
+    if (is_page(task)) --pages_started;
   }
 
   // A start host's robots.txt answered: the sitemaps it names, and the /sitemap.xml guess.
@@ -598,6 +606,7 @@ Task<CrawlSummary> Crawler::run() {
   e.hooks.opened = [&s](SqliteStore& store) { return s.opened(store); };
   e.hooks.committing = [&s](SqliteStore& store) { return s.committing(store); };
   e.hooks.may_dispatch = [&s](const CrawlTask& task) { return s.may_dispatch(task); };
+  e.hooks.parked = [&s](const CrawlTask& task) { s.parked(task); };
   e.hooks.robots = [&s](const std::string& host, const FetchResult& r) {
     s.robots_answered(host, r);
   };

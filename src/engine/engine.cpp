@@ -132,6 +132,7 @@ struct Engine::State {
 
   // A task of a host that cannot be reached: back to the scheduler, untried.
   void park(Dispatch d) {
+    if (options.hooks.parked) options.hooks.parked(d.task);
     if (d.token != 0) scheduler->release(d);
     ++summary.parked;
     --in_flight;

@@ -181,6 +181,24 @@ TEST_F(CrawlerTest, AnUnreachableStartFailsCleanlyWithRetries) {
   EXPECT_EQ(s.errors.size(), 1u);
 }
 
+TEST_F(CrawlerTest, APageOfAnUnavailableHostGivesItsPlaceInThePageLimitBack) {
+  test::GeneratedSite site(60);
+  CrawlerOptions o = options_for(site);
+  uint16_t port = test::free_port();  // nothing listens there: its robots.txt cannot be fetched
+  std::string down = "http://127.0.0.1:" + std::to_string(port) + "/";
+  o.start_urls.push_back(down);
+  o.retries = 0;
+  o.max_pages = 5;
+  Crawler crawler(o);
+  CrawlSummary s = run(crawler.run());
+  EXPECT_EQ(s.fetched, 5u) << "the limit is the reachable host's pages";
+  EXPECT_EQ(s.unavailable.size(), 1u);
+  bool queued = false;
+  for (const test::CrawlStatePage& p : test::crawl_state_pages(o.state))
+    if (p.url == down) queued = p.state == test::CrawlStatePage::State::Queued;
+  EXPECT_TRUE(queued) << "the unavailable host's start page waits for a later run";
+}
+
 TEST_F(CrawlerTest, BadOptionsAreClearErrors) {
   CrawlerOptions o;
   EXPECT_THROW(Crawler{o}, InvalidArgumentError);

@@ -61,6 +61,9 @@ struct EngineHooks {
   // is asked about again when work in flight ends; when nothing is in flight, run() returns (a
   // page limit).
   std::function<bool(const CrawlTask&)> may_dispatch;
+  // Each task the fetch stage gave back because its host is unavailable (it stays active in
+  // the store for a later run): a task may_dispatch counted is not going to be fetched after all.
+  std::function<void(const CrawlTask&)> parked;
   // Each robots.txt that answered (FetchStage::on_robots).
   std::function<void(const std::string& host, const FetchResult&)> robots;
 };
