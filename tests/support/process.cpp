@@ -8,13 +8,16 @@
 #include <signal.h>
 #include <spawn.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -165,6 +168,27 @@ uint16_t upper_half_start() {
   return static_cast<uint16_t>(low + (((high + 1 - low) >> 2) << 1));
 }
 
+// Claims `port` for this process among the test processes running at once: an flock on a file
+// named after it, held until the process exits. Two tests that start together can be handed the
+// same free port by bind(0); the second then finds it claimed and takes another, instead of
+// starting a server that cannot bind while it talks to the first test's server.
+bool claim_port(uint16_t port, bool udp) {
+  static const std::string dir = [] {
+    std::string d = (std::filesystem::temp_directory_path() / "squall-test-ports").string();
+    ::mkdir(d.c_str(), 0777);
+    ::chmod(d.c_str(), 01777);
+    return d;
+  }();
+  std::string path = dir + "/" + (udp ? "udp-" : "tcp-") + std::to_string(port);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) return true;  // nowhere to claim it: take it as before
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return false;
+  }
+  return true;  // the descriptor stays open: the claim lasts as long as the process
+}
+
 }  // namespace
 
 uint16_t free_port(bool udp) {
@@ -189,6 +213,7 @@ uint16_t free_port(bool udp) {
     }
     close(fd);
     uint16_t port = ntohs(a.sin_port);
+    if (!claim_port(port, udp) && tries < 63) continue;
     if (udp || port >= upper || tries == 63) return port;
   }
 }

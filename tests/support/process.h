@@ -76,7 +76,9 @@ void clear_proxy_environment();
 // A port that was free on 127.0.0.1 a moment ago (bind to port 0, read it back, close), for
 // peers that must be told a port in their command line or configuration. `udp` for UDP. A TCP
 // port is one that the listeners other tests bind to port 0 and the connections they open do
-// not take on Linux meanwhile (see process.cpp); a peer that can bind port 0 itself should.
+// not take on Linux meanwhile (see process.cpp), and one no other test process that runs at the
+// same time is handed (each is claimed until its process exits); a peer that can bind port 0
+// itself should.
 uint16_t free_port(bool udp = false);
 
 // Polls until something accepts TCP connections on host:port, or throws std::runtime_error
