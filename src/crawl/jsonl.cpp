@@ -2,6 +2,8 @@
 #include "squall/crawl/jsonl.h"
 
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <utility>
@@ -78,6 +80,71 @@ void append_json_string(std::string& out, std::string_view s) {
     }
   }
   out.push_back('"');
+}
+
+void append_json(std::string& out, const nlohmann::json& value) {
+  using Type = nlohmann::json::value_t;
+  char digits[32];
+  switch (value.type()) {
+    case Type::object: {
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [key, item] : value.get_ref<const nlohmann::json::object_t&>()) {
+        if (!first) out.push_back(',');
+        first = false;
+        append_json_string(out, key);
+        out.push_back(':');
+        append_json(out, item);
+      }
+      out.push_back('}');
+      return;
+    }
+    case Type::array: {
+      out.push_back('[');
+      bool first = true;
+      for (const nlohmann::json& item : value) {
+        if (!first) out.push_back(',');
+        first = false;
+        append_json(out, item);
+      }
+      out.push_back(']');
+      return;
+    }
+    case Type::string:
+      append_json_string(out, value.get_ref<const std::string&>());
+      return;
+    case Type::boolean:
+      out.append(value.get<bool>() ? "true" : "false");
+      return;
+    case Type::number_integer: {
+      auto end = std::to_chars(digits, digits + sizeof digits, value.get<int64_t>()).ptr;
+      out.append(digits, end);
+      return;
+    }
+    case Type::number_unsigned: {
+      auto end = std::to_chars(digits, digits + sizeof digits, value.get<uint64_t>()).ptr;
+      out.append(digits, end);
+      return;
+    }
+    case Type::number_float: {
+      double d = value.get<double>();
+      if (!std::isfinite(d)) {
+        out.append("null");
+        return;
+      }
+      auto end = std::to_chars(digits, digits + sizeof digits, d).ptr;
+      std::string_view text(digits, static_cast<size_t>(end - digits));
+      out.append(text);
+      // Without a fraction or an exponent it would read back as an integer.
+      if (text.find_first_of(".e") == std::string_view::npos) out.append(".0");
+      return;
+    }
+    case Type::binary:
+    case Type::discarded:
+    case Type::null:
+      out.append("null");
+      return;
+  }
 }
 
 JsonLinesWriter JsonLinesWriter::open(const std::string& path, bool links) {

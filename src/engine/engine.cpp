@@ -146,9 +146,10 @@ struct Engine::State {
       ProcessOutput out = it->second.processor->process(f.dispatch, std::move(f.result));
       // The follows, the outcome and the result are applied with no commit between them.
       co_await request(std::move(out.follows));
-      bool applied = co_await scheduler->outcome(out.status);
+      bool ok = out.status.ok;
+      bool applied = co_await scheduler->outcome(std::move(out.status));
       if (applied) {
-        if (out.status.ok)
+        if (ok)
           ++summary.succeeded;
         else
           ++summary.failed;

@@ -91,13 +91,15 @@ json FetchResult::to_json() const {
           {"error", error.empty() ? json() : json(error)}};
 }
 
+// Built key by key: an initializer list would copy every value once more, on every task.
 json FetchResult::track() const {
-  json t = {{"ok", error.empty() && status_code < 400},
-            {"status_code", status_code},
-            {"url", url},
-            {"time", time},
-            {"length", content.size()},
-            {"error", error.empty() ? json() : json(error)}};
+  json t = json::object();
+  t["ok"] = error.empty() && status_code < 400;
+  t["status_code"] = status_code;
+  t["url"] = url;
+  t["time"] = time;
+  t["length"] = content.size();
+  t["error"] = error.empty() ? json() : json(error);
   if (auto etag = headers.get("ETag")) t["etag"] = std::string(*etag);
   if (auto lm = headers.get("Last-Modified")) t["last_modified"] = std::string(*lm);
   if (unchanged) t["unchanged"] = true;

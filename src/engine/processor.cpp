@@ -125,16 +125,19 @@ ProcessOutput Processor::process(const Dispatch& d, FetchResult fetched) {
   if (ok && result && !result->is_null())
     out.result = TaskResult{d.task.taskid, d.task.url, std::move(*result), 0};
 
-  json process = {{"ok", ok},
-                  {"time", elapsed},
-                  {"follows", produced.follows.size()},
-                  {"messages", produced.messages.size()},
-                  {"logs", joined_logs(produced.logs)},
-                  {"exception", exception.empty() ? json() : json(exception)}};
+  // Built key by key and moved into place: initializer lists of json copy each value.
+  json track = json::object();
+  json& process = track["process"];
+  process["ok"] = ok;
+  process["time"] = elapsed;
+  process["follows"] = produced.follows.size();
+  process["messages"] = produced.messages.size();
+  process["logs"] = joined_logs(produced.logs);
+  process["exception"] = exception.empty() ? json() : json(exception);
   // The start of the body is kept for a task that failed, to see why; a success keeps none.
   if (!ok) fetch_track["content"] = response.content.substr(0, 1000);
-  out.status = StatusPack::of(
-      d, ok, json{{"fetch", std::move(fetch_track)}, {"process", std::move(process)}});
+  track["fetch"] = std::move(fetch_track);
+  out.status = StatusPack::of(d, ok, std::move(track));
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "squall/core/error.h"
+#include "squall/crawl/jsonl.h"
 
 namespace squall {
 
@@ -56,8 +57,8 @@ Task<void> ResultWorker::write(std::string project, const TaskResult& result) {
   co_await store_.upsert(std::move(project), result);
   ++written_;
   if (!file_) co_return;
-  std::string line =
-      result.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string line;
+  append_json(line, result.to_json());
   line += '\n';
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size())
     throw Error(ErrorKind::System, "cannot write " + jsonl_.string() + ": " + std::strerror(errno));

@@ -467,7 +467,7 @@ Task<std::vector<Dispatch>> Scheduler::select(size_t max) {
   co_return out;
 }
 
-Task<bool> Scheduler::outcome(const StatusPack& pack) {
+Task<bool> Scheduler::outcome(StatusPack pack) {
   ProjectState* p = find(pack.project);
   if (!p) co_return false;
   auto it = p->in_work.find(pack.taskid);
@@ -476,7 +476,7 @@ Task<bool> Scheduler::outcome(const StatusPack& pack) {
   p->in_work.erase(it);
   double now = clock_();
   CrawlTask& t = q.task;
-  t.track = pack.track;
+  t.track = std::move(pack.track);
   t.updatetime = now;
   t.lastcrawltime = now;
   OutcomeVerdict v =

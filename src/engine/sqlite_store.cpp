@@ -7,6 +7,7 @@
 
 #include "squall/core/error.h"
 
+#include "squall/crawl/jsonl.h"
 #include "squall/crawl/sqlite_file.h"
 
 namespace squall {
@@ -86,12 +87,16 @@ int flags_of(const TaskSchedule& s) {
          (s.cancel ? kCancel : 0);
 }
 
-// A dict as stored: NULL for an empty one.
-void bind_dict(SqliteStatement& s, int i, const json& dict) {
-  if (!dict.is_object() || dict.empty())
+// A dict as stored: NULL for an empty one. `text` is a buffer reused from task to task (SQLite
+// copies what is bound).
+void bind_dict(SqliteStatement& s, int i, const json& dict, std::string& text) {
+  if (!dict.is_object() || dict.empty()) {
     s.bind_null(i);
-  else
-    s.bind(i, dict.dump(-1, ' ', false, json::error_handler_t::replace));
+    return;
+  }
+  text.clear();
+  append_json(text, dict);
+  s.bind(i, text);
 }
 
 // status, rank, exetime, seq, retries, retried, age, itag, flags: the nine columns from `first`
@@ -137,6 +142,7 @@ struct SqliteStore::Db {
   std::unique_ptr<SqliteFile> file;
   std::filesystem::path path;
   SqliteStatement get, put, update, ready, delayed, upsert, result, results, count;
+  std::string text;  // a dict's JSON text while it is bound
   // The highest task seq stored, and whether the meta row that keeps it lags behind.
   int64_t task_seq = 0;
   bool task_seq_dirty = false;
@@ -297,9 +303,9 @@ Task<void> SqliteStore::put(const CrawlTask& t, int64_t seq) {
   SqliteStatement& s = db_->put;
   s.bind(1, db_->project_id(t.project, true)).bind(2, t.taskid).bind(3, t.url);
   bind_state(s, 4, t, seq);
-  bind_dict(s, 13, t.fetch);
-  bind_dict(s, 14, t.process);
-  bind_dict(s, 15, t.track);
+  bind_dict(s, 13, t.fetch, db_->text);
+  bind_dict(s, 14, t.process, db_->text);
+  bind_dict(s, 15, t.track, db_->text);
   s.bind(16, t.lastcrawltime).bind(17, t.updatetime).run("store a task");
   db_->saw_seq(seq);
   co_return;
@@ -310,7 +316,7 @@ Task<void> SqliteStore::update(const CrawlTask& t, int64_t seq) {
   SqliteStatement& s = db_->update;
   s.bind(1, db_->project_id(t.project, true)).bind(2, t.taskid);
   bind_state(s, 3, t, seq);
-  bind_dict(s, 12, t.track);
+  bind_dict(s, 12, t.track, db_->text);
   s.bind(13, t.lastcrawltime).bind(14, t.updatetime).run("update a task");
   db_->saw_seq(seq);
   co_return;
@@ -466,10 +472,12 @@ Task<void> SqliteStore::put_project(const ProjectInfo& p) {
 
 Task<void> SqliteStore::upsert(std::string project, const TaskResult& r) {
   db_->file->begin();
+  db_->text.clear();
+  append_json(db_->text, r.result);
   db_->upsert.bind(1, project)
       .bind(2, r.taskid)
       .bind(3, r.url)
-      .bind(4, r.result.dump(-1, ' ', false, json::error_handler_t::replace))
+      .bind(4, db_->text)
       .bind(5, r.updatetime)
       .run("store a result");
   co_return;

@@ -2,6 +2,9 @@
 #include "squall/crawl/jsonl.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -46,6 +49,37 @@ CrawledPage page_of(std::string url) {
   p.elapsed_ms = 1.5;
   p.links = 7;
   return p;
+}
+
+TEST(JsonLines, AJsonValueIsWrittenAsDumpWritesItAndReadsBackEqual) {
+  auto text = [](const nlohmann::json& v) {
+    std::string out;
+    append_json(out, v);
+    return out;
+  };
+  nlohmann::json value = {{"ok", true},
+                          {"none", nullptr},
+                          {"n", -42},
+                          {"big", 18446744073709551615ull},
+                          {"time", 0.25},
+                          {"whole", 3.0},
+                          {"tiny", 1e-300},
+                          {"list", {1, "two", {{"three", false}}, nlohmann::json::array()}},
+                          {"empty", nlohmann::json::object()},
+                          {"url", "http://h/a?b=\"c\"\\"}};
+  std::string out = text(value);
+  // Compact and in key order, as dump() writes it.
+  EXPECT_EQ(out, value.dump());
+  EXPECT_EQ(nlohmann::json::parse(out), value);
+  // A double keeps its fraction, so it reads back as a double.
+  EXPECT_EQ(text(3.0), "3.0");
+  EXPECT_TRUE(nlohmann::json::parse(text(3.0)).is_number_float());
+  EXPECT_EQ(text(std::numeric_limits<double>::infinity()), "null");
+  EXPECT_EQ(text(std::nan("")), "null");
+  // Control characters are written as code point escapes, and bytes that are not UTF-8 still give
+  // text that parses.
+  EXPECT_EQ(text("a\nb"), "\"a\\u000ab\"");
+  EXPECT_EQ(nlohmann::json::parse(text(std::string("a\xff"))), "a\ufffd");
 }
 
 TEST(JsonLines, APageIsOneLineWithTheFieldsInTheirDocumentedOrder) {

@@ -24,6 +24,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "squall/crawl/crawled_page.h"
 
 namespace squall {
@@ -63,5 +65,11 @@ class JsonLinesWriter {
 // Appends `s` as a JSON string: quotes, backslashes and control characters escaped; bytes that
 // are not valid UTF-8 become U+FFFD, so the output always parses.
 void append_json_string(std::string& out, std::string_view s);
+
+// Appends `value` as compact JSON text, as nlohmann's dump() writes it, strings as
+// append_json_string does: a faster writer for the engine's hot path (every task's dicts and
+// track are stored as text). Doubles are written shortest-round-trip and keep a fraction ("1.0");
+// NaN and infinities become null.
+void append_json(std::string& out, const nlohmann::json& value);
 
 }  // namespace squall

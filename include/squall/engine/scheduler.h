@@ -107,7 +107,7 @@ class Scheduler {
   Task<std::vector<Dispatch>> select(size_t max);
 
   // Applies an outcome; false when it is stale or repeated (wrong token) and changed nothing.
-  Task<bool> outcome(const StatusPack& pack);
+  Task<bool> outcome(StatusPack pack);
 
   // Takes back a dispatched task that is not fetched in this run (its host cannot be reached):
   // it stays active in the store with no try counted, and is dispatched again after a restart.
