@@ -119,6 +119,11 @@ class LinkTokenizer final : public Tokenizer {
   void finish();
 
   LinkOptions options_;
+  // Fixed when the links are first resolved: at finish(), or (streaming) once held_links are
+  // held.
+  std::optional<TextDecoder> decoder_;
+  std::string query_encoding_;  // the encoding a link's query is written in; "" for UTF-8
+  std::string utf8_;            // decode()'s buffer
   std::vector<RawLink> raw_links_;
   std::vector<Link> links_;
   std::optional<std::string> raw_base_;
@@ -139,6 +144,18 @@ class LinkTokenizer final : public Tokenizer {
         0, LinkExtractor::kMaxTitleBytes - std::min(t.size(), LinkExtractor::kMaxTitleBytes)));
   }
   void meta(const Attributes& attributes);
+  // A raw link found: held, or (streaming, once settled) resolved and handed on at once.
+  void found(RawLink raw);
+  // Fixes the decoder and the base URL from what the page has said so far, and resolves the
+  // links held.
+  void settle();
+  bool settled() const noexcept { return decoder_.has_value(); }
+  // Attribute bytes → UTF-8 → references resolved → (strip) whitespace stripped.
+  std::string decode(std::string_view bytes, bool strip = true);
+  std::optional<Url> parse(const std::string& input, const Url* base) const;
+  // The link `raw` makes, unless it is a resource link that is not reported.
+  std::optional<Link> resolve(RawLink& raw);
+  void emit(Link&& link);
 };
 
 void LinkTokenizer::start_tag(Tag tag, Attributes& a) {
@@ -150,17 +167,16 @@ void LinkTokenizer::start_tag(Tag tag, Attributes& a) {
         const LinkElement element = tag == Tag::A      ? LinkElement::A
                                     : tag == Tag::Area ? LinkElement::Area
                                                        : LinkElement::Link;
-        raw_links_.push_back(
-            {element, std::move(a.values[Href]), std::move(a.values[Rel]), a.has(Rel)});
+        found({element, std::move(a.values[Href]), std::move(a.values[Rel]), a.has(Rel)});
       }
       break;
     case Tag::Iframe:
     case Tag::Frame:
       if (a.has(Src)) {
-        raw_links_.push_back({tag == Tag::Iframe ? LinkElement::Iframe : LinkElement::Frame,
-                              std::move(a.values[Src]),
-                              {},
-                              false});
+        found({tag == Tag::Iframe ? LinkElement::Iframe : LinkElement::Frame,
+               std::move(a.values[Src]),
+               {},
+               false});
       }
       break;
     case Tag::Base:
@@ -194,45 +210,93 @@ void LinkTokenizer::meta(const Attributes& a) {
   }
 }
 
+void LinkTokenizer::found(RawLink raw) {
+  if (!settled()) {
+    raw_links_.push_back(std::move(raw));
+    if (options_.on_link && raw_links_.size() >= options_.held_links) settle();
+    return;
+  }
+  if (std::optional<Link> link = resolve(raw)) emit(std::move(*link));
+}
+
+std::string LinkTokenizer::decode(std::string_view bytes, bool strip) {
+  if (!decoder_->is_utf8()) {
+    utf8_.clear();
+    decoder_->decode(bytes, utf8_);
+    bytes = utf8_;
+  }
+  std::string decoded = decode_attribute(bytes);
+  if (strip) {  // after decoding: "&#32;" and "&Tab;" are whitespace too
+    const std::string_view kept = strip_ascii_whitespace(decoded);
+    if (kept.size() != decoded.size()) {
+      decoded.erase(static_cast<size_t>(kept.data() + kept.size() - decoded.data()));
+      decoded.erase(0, static_cast<size_t>(kept.data() - decoded.data()));
+    }
+  }
+  return decoded;
+}
+
+// The URL Standard encodes the query of a special URL (other than ws, wss) in the document's
+// encoding; the URL parser does, given the encoding's name.
+std::optional<Url> LinkTokenizer::parse(const std::string& input, const Url* base) const {
+  UrlResult result = Url::parse(input, base, query_encoding_);
+  if (!result) return std::nullopt;
+  return std::move(result).value();
+}
+
+void LinkTokenizer::settle() {
+  decoder_.emplace(!options_.charset.empty() ? std::string_view(options_.charset)
+                   : meta_charset_           ? std::string_view(*meta_charset_)
+                                             : std::string_view("utf-8"));
+  encoding_ = decoder_->encoding();
+  if (!decoder_->is_utf8()) query_encoding_ = encoding_;
+  if (raw_base_) base_href_ = decode(*raw_base_);
+  if (options_.page_url) {
+    base_url_ = options_.page_url;
+    if (base_href_) {
+      if (std::optional<Url> base = parse(*base_href_, &*options_.page_url)) base_url_ = base;
+    }
+  }
+  if (!options_.on_link) links_.reserve(raw_links_.size());
+  for (RawLink& raw : raw_links_)
+    if (std::optional<Link> link = resolve(raw)) emit(std::move(*link));
+  raw_links_.clear();
+  raw_links_.shrink_to_fit();
+}
+
+std::optional<Link> LinkTokenizer::resolve(RawLink& raw) {
+  Link link;
+  link.element = raw.element;
+  link.raw = decode(raw.value);
+  bool resource = raw.element == LinkElement::Link && !raw.has_rel;
+  if (raw.has_rel) {
+    link.rel = decode(raw.rel, false);
+    bool any = false;
+    for_each_token(link.rel, [&](std::string_view token) {
+      any = true;
+      if (iequals(token, "nofollow")) link.nofollow = true;
+      if (raw.element == LinkElement::Link && is_resource_rel(token)) resource = true;
+    });
+    if (raw.element == LinkElement::Link && !any) resource = true;
+  }
+  if (resource && !options_.resource_links) return std::nullopt;
+  if (robots_.nofollow) link.nofollow = true;
+  if (base_url_) link.url = parse(link.raw, &*base_url_);
+  return link;
+}
+
+void LinkTokenizer::emit(Link&& link) {
+  if (options_.on_link)
+    options_.on_link(std::move(link));
+  else
+    links_.push_back(std::move(link));
+}
+
 void LinkTokenizer::finish() {
   if (finished_) return;
   finished_ = true;
   end();
-
-  TextDecoder decoder(!options_.charset.empty() ? std::string_view(options_.charset)
-                      : meta_charset_           ? std::string_view(*meta_charset_)
-                                                : std::string_view("utf-8"));
-  encoding_ = decoder.encoding();
-
-  // Attribute bytes → UTF-8 → references resolved → whitespace stripped.
-  std::string utf8;
-  auto decode = [&](std::string_view bytes, bool strip = true) {
-    if (!decoder.is_utf8()) {
-      utf8.clear();
-      decoder.decode(bytes, utf8);
-      bytes = utf8;
-    }
-    std::string decoded = decode_attribute(bytes);
-    if (strip) {  // after decoding: "&#32;" and "&Tab;" are whitespace too
-      const std::string_view kept = strip_ascii_whitespace(decoded);
-      if (kept.size() != decoded.size()) {
-        decoded.erase(static_cast<size_t>(kept.data() + kept.size() - decoded.data()));
-        decoded.erase(0, static_cast<size_t>(kept.data() - decoded.data()));
-      }
-    }
-    return decoded;
-  };
-
-  // The URL Standard encodes the query of a special URL (other than ws, wss) in the document's
-  // encoding; the URL parser does, given the encoding's name.
-  const std::string_view query_encoding = decoder.is_utf8() ? std::string_view() : encoding_;
-  auto parse = [&](const std::string& input, const Url* base) -> std::optional<Url> {
-    UrlResult result = Url::parse(input, base, query_encoding);
-    if (!result) return std::nullopt;
-    return std::move(result).value();
-  };
-
-  if (raw_base_) base_href_ = decode(*raw_base_);
+  if (!settled()) settle();
   if (raw_title_) {
     // document.title: ASCII whitespace stripped, and each run of it inside made one space.
     std::string text = decode(*raw_title_);
@@ -244,36 +308,6 @@ void LinkTokenizer::finish() {
         t.push_back(' ');
     }
   }
-  if (options_.page_url) {
-    base_url_ = options_.page_url;
-    if (base_href_) {
-      if (std::optional<Url> base = parse(*base_href_, &*options_.page_url)) base_url_ = base;
-    }
-  }
-
-  links_.reserve(raw_links_.size());
-  for (RawLink& raw : raw_links_) {
-    Link link;
-    link.element = raw.element;
-    link.raw = decode(raw.value);
-    bool resource = raw.element == LinkElement::Link && !raw.has_rel;
-    if (raw.has_rel) {
-      link.rel = decode(raw.rel, false);
-      bool any = false;
-      for_each_token(link.rel, [&](std::string_view token) {
-        any = true;
-        if (iequals(token, "nofollow")) link.nofollow = true;
-        if (raw.element == LinkElement::Link && is_resource_rel(token)) resource = true;
-      });
-      if (raw.element == LinkElement::Link && !any) resource = true;
-    }
-    if (resource && !options_.resource_links) continue;
-    if (robots_.nofollow) link.nofollow = true;
-    if (base_url_) link.url = parse(link.raw, &*base_url_);
-    links_.push_back(std::move(link));
-  }
-  raw_links_.clear();
-  raw_links_.shrink_to_fit();
 }
 
 }  // namespace detail

@@ -459,28 +459,29 @@ int CrawlProject::take_links(const Response& r, CrawledPage& page, const Url& ba
   std::string_view head(r.content.data(), std::min<size_t>(r.content.size(), 1445));
   page.html = is_html(content_type, head);
   if (!page.html) return 0;
+  const CrawlerOptions& o = s_.o;
+  std::unordered_set<std::string> listed;
+  int count = 0;
+  bool may_go_deeper = !o.max_depth || page.depth + 1 <= *o.max_depth;
+  // Each link is taken as the extractor resolves it: a page's links are never all held.
   LinkOptions lo;
   lo.page_url = base;
   if (auto cs = declared_charset(content_type, head)) lo.charset = *cs;
+  lo.on_link = [&](Link&& link) {
+    if (!link.url || !link.url->is_http()) return;
+    ++count;
+    if (o.jsonl_links && listed.insert(std::string(link.url->dedup_key())).second)
+      page.outlinks.emplace_back(link.url->dedup_key());
+    if (link.nofollow && !o.ignore_nofollow) return;
+    if (!may_go_deeper || !s_.scope->allows(*link.url)) return;
+    if (o.link_filter && !o.link_filter(*link.url, page)) return;
+    if (!seen_.insert(link.url->dedup_key())) return;
+    crawl(page_task(std::string(link.url->dedup_key()), page.depth + 1, page.url));
+  };
   LinkExtractor ex(std::move(lo));
   ex.feed(r.content);
   ex.finish();
-  const CrawlerOptions& o = s_.o;
-  std::unordered_set<std::string_view> listed;
-  int count = 0;
-  bool may_go_deeper = !o.max_depth || page.depth + 1 <= *o.max_depth;
   page.title = ex.title();
-  for (const Link& link : ex.links()) {
-    if (!link.url || !link.url->is_http()) continue;
-    ++count;
-    if (o.jsonl_links && listed.insert(link.url->dedup_key()).second)
-      page.outlinks.emplace_back(link.url->dedup_key());
-    if (link.nofollow && !o.ignore_nofollow) continue;
-    if (!may_go_deeper || !s_.scope->allows(*link.url)) continue;
-    if (o.link_filter && !o.link_filter(*link.url, page)) continue;
-    if (!seen_.insert(link.url->dedup_key())) continue;
-    crawl(page_task(std::string(link.url->dedup_key()), page.depth + 1, page.url));
-  }
   return count;
 }
 

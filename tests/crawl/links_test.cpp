@@ -766,5 +766,78 @@ TEST(LinkExtractorOracle, DiffersFromGumboOnlyWhereTreeConstructionDropsTokens) 
   }
 }
 
+// --- streaming ------------------------------------------------------------------------------
+
+// The links a streaming extractor hands on, resolved, in the order it hands them.
+std::vector<std::string> streamed(std::string_view html, size_t held, std::string_view page_url) {
+  std::vector<std::string> out;
+  LinkOptions options;
+  options.page_url = *Url::parse(page_url);
+  options.held_links = held;
+  options.on_link = [&out](Link&& link) {
+    std::string s(link.url ? link.url->href() : "-");
+    out.push_back(s + (link.nofollow ? " nofollow" : ""));
+  };
+  LinkExtractor extractor(std::move(options));
+  extractor.feed(html);
+  extractor.finish();
+  EXPECT_TRUE(extractor.links().empty());
+  return out;
+}
+
+TEST(LinkExtractorStreaming, GivesWhatLinksGivesInTheSameOrderWhenTheHeadComesFirst) {
+  std::string html =
+      "<head><meta charset=windows-1252><base href='/base/'><meta name=robots "
+      "content=nofollow></head><a href=a>x</a><link rel=stylesheet href=s.css><a "
+      "href='b?q=\xe9'>y</a><iframe src=/f></iframe>";
+  std::vector<std::string> whole;
+  for (const std::string& u : urls(html, "http://h/p/")) whole.push_back(u + " nofollow");
+  EXPECT_EQ(streamed(html, 10000, "http://h/p/"), whole);
+  EXPECT_EQ(streamed(html, 1, "http://h/p/"), whole) << "settled at the first link";
+  EXPECT_EQ(whole.front(), "http://h/base/a nofollow");
+}
+
+TEST(LinkExtractorStreaming, AfterTheHeldLinksABaseIsIgnoredAndARobotsNofollowMarksWhatFollows) {
+  std::string html =
+      "<a href=a></a><a href=b></a><a href=c></a><base href='http://other/'>"
+      "<meta name=robots content=nofollow><a href=d></a>";
+  EXPECT_EQ(streamed(html, 2, "http://h/"),
+            (Links{"http://h/a", "http://h/b", "http://h/c", "http://h/d nofollow"}));
+  // Held to the end, the whole page's base and robots apply to every link, as links() does.
+  EXPECT_EQ(streamed(html, 10, "http://h/"),
+            (Links{"http://other/a nofollow", "http://other/b nofollow", "http://other/c nofollow",
+                   "http://other/d nofollow"}));
+}
+
+TEST(LinkExtractorStreaming, AMillionLinksAreHandedOnAsTheyAreReadNotKept) {
+  LinkOptions options;
+  options.page_url = *Url::parse("http://h/");
+  options.held_links = 100;
+  size_t handed = 0;
+  std::string last;
+  options.on_link = [&](Link&& link) {
+    ++handed;
+    last = link.raw;
+  };
+  LinkExtractor extractor(std::move(options));
+  constexpr size_t kLinks = 1'000'000;
+  std::string chunk;
+  for (size_t i = 0; i < kLinks; ++i) {
+    chunk += "<a href=/" + std::to_string(i) + ">x</a>\n";
+    if (chunk.size() > 64 * 1024) {
+      extractor.feed(chunk);
+      chunk.clear();
+    }
+  }
+  extractor.feed(chunk);
+  // Everything but the tag still open at the end of the last chunk has been handed on before
+  // the page ended: nothing accumulates.
+  EXPECT_GE(handed, kLinks - 1);
+  extractor.finish();
+  EXPECT_EQ(handed, kLinks);
+  EXPECT_EQ(last, "/999999");
+  EXPECT_TRUE(extractor.links().empty());
+}
+
 }  // namespace
 }  // namespace squall

@@ -48,6 +48,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,6 +69,8 @@ enum class LinkElement : uint8_t { A, Area, Link, Iframe, Frame };
 // "a", "area", "link", "iframe" or "frame".
 std::string_view link_element_name(LinkElement element) noexcept;
 
+struct Link;
+
 struct LinkOptions {
   // The URL the page was fetched from. With it, finish() resolves each link against the
   // document's base URL (the first <base href> resolved against page_url, else page_url).
@@ -79,6 +82,14 @@ struct LinkOptions {
   // and <link> without rel. Off: a <link> is reported when its rel has a token and none of its
   // tokens is a subresource one.
   bool resource_links = false;
+  // Streaming: each link goes to on_link as soon as it can be resolved, and links() stays
+  // empty, so a page of a million links costs a bounded buffer instead of a million Links. The
+  // first `held_links` links are held (raw) until then or finish(), whichever comes first, so
+  // that a <base href>, <meta name=robots> or <meta charset> in the head applies to them. After
+  // the `held_links`-th link, a <base href> or <meta charset> is ignored and a <meta name=robots>
+  // nofollow marks only the links after it (a full parse would apply each to the whole page).
+  std::function<void(Link&&)> on_link;
+  size_t held_links = 10000;
 };
 
 struct Link {
@@ -122,7 +133,7 @@ class LinkExtractor {
   // the links from the page's encoding and resolves them. Idempotent.
   void finish();
 
-  // The links in document order. Complete after finish().
+  // The links in document order. Complete after finish(); empty with LinkOptions::on_link.
   const std::vector<Link>& links() const noexcept;
   // The first <base href> value (decoded, whitespace-stripped); nullopt when there is none.
   const std::optional<std::string>& base_href() const noexcept;

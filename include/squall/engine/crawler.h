@@ -114,7 +114,8 @@ struct CrawlerOptions {
   std::map<std::string, std::string, std::less<>> hostname_mapping;
 
   // Hooks for programs that drive the crawler: called for every page stored, and for every
-  // link before it is taken in (false: skip it).
+  // link before it is taken in (false: skip it). Links are taken as the page is read, so the
+  // page link_filter sees has its title and link count only after its last link.
   std::function<void(const CrawledPage&)> on_page;
   std::function<bool(const Url& link, const CrawledPage& from)> link_filter;
 };
