@@ -9,6 +9,7 @@
 #include "squall/core/error.h"
 #include "squall/core/lock.h"
 #include "squall/crawl/jsonl.h"
+#include "task_row.h"
 
 namespace squall {
 
@@ -67,21 +68,10 @@ constexpr const char* kSchema[] = {
     "CREATE INDEX IF NOT EXISTS squall_results_order ON squall_results(project, ord)",
 };
 
-constexpr const char* kTaskColumns =
-    "taskid, url, status, seq, rank, exetime, retries, retried, age, itag, flags, \"fetch\", "
-    "process, track, lastcrawltime, updatetime";
-
 // Rows a multi-row statement carries (17 parameters each, far below the protocol's 65,535).
 constexpr size_t kRowsPerStatement = 500;
 // Taskids each_taskid reads at a time.
 constexpr size_t kTaskidPage = 10000;
-
-enum Flag : int { kAutoRecrawl = 1, kForceUpdate = 2, kCancel = 4 };
-
-int flags_of(const TaskSchedule& s) {
-  return (s.auto_recrawl ? kAutoRecrawl : 0) | (s.force_update ? kForceUpdate : 0) |
-         (s.cancel ? kCancel : 0);
-}
 
 // A dict as stored: NULL for an empty one.
 PgParam dict_param(const json& dict) {
@@ -89,12 +79,6 @@ PgParam dict_param(const json& dict) {
   std::string text;
   append_json(text, dict);
   return PgParam(std::move(text));
-}
-
-json dict_of(const PgRow& row, int column) {
-  if (row.is_null(column)) return json::object();
-  json j = json::parse(row.text(column), nullptr, false);
-  return j.is_object() ? j : json::object();
 }
 
 // status, rank, exetime, seq, retries, retried, age, itag, flags: what put and update both
@@ -109,37 +93,17 @@ void add_state(std::vector<PgParam>& p, const CrawlTask& t, int64_t seq) {
   p.emplace_back(s.retried);
   p.emplace_back(s.age);
   p.emplace_back(s.itag.empty() ? PgParam(nullptr) : PgParam(s.itag));
-  p.emplace_back(flags_of(s));
+  p.emplace_back(detail::task_flags(s));
 }
 
-// A task row in kTaskColumns order.
-QueuedTask read_task(const PgRow& row, const std::string& project) {
-  QueuedTask q;
-  CrawlTask& t = q.task;
-  t.project = project;
-  t.taskid = row.get_string(0);
-  t.url = row.get_string(1);
-  int64_t status = row.get_int(2);
-  t.status = status >= 1 && status <= 4 ? static_cast<TaskStatus>(status) : TaskStatus::Bad;
-  q.seq = row.get_int(3);
-  TaskSchedule& s = t.schedule;
-  s.priority = static_cast<int>(-row.get_int(4));
-  s.exetime = row.get_double(5);
-  s.retries = static_cast<int>(row.get_int(6));
-  s.retried = static_cast<int>(row.get_int(7));
-  s.age = row.get_double(8);
-  if (!row.is_null(9)) s.itag = row.get_string(9);
-  int64_t flags = row.get_int(10);
-  s.auto_recrawl = flags & kAutoRecrawl;
-  s.force_update = flags & kForceUpdate;
-  s.cancel = flags & kCancel;
-  t.fetch = dict_of(row, 11);
-  t.process = dict_of(row, 12);
-  t.track = dict_of(row, 13);
-  t.lastcrawltime = row.get_double(14);
-  t.updatetime = row.get_double(15);
-  return q;
-}
+// A row's columns as detail::read_task_row reads them.
+struct PgTaskRow {
+  const PgRow& row;
+  bool is_null(int i) const { return row.is_null(i); }
+  std::string_view text(int i) const { return row.text(i); }
+  int64_t int64(int i) const { return row.get_int(i); }
+  double real(int i) const { return row.get_double(i); }
+};
 
 // What an update writes of a task, onto `to` (its url, fetch and process stay).
 void apply_update(CrawlTask& to, const CrawlTask& from) {
@@ -292,7 +256,7 @@ struct PgStore::State {
     PgResult r = co_await q(sql, params);
     std::vector<QueuedTask> out;
     out.reserve(static_cast<size_t>(r.rows()));
-    for (PgRow row : r) out.push_back(read_task(row, project));
+    for (PgRow row : r) out.push_back(detail::read_task_row(PgTaskRow{row}, project));
     co_return out;
   }
 };
@@ -357,11 +321,11 @@ Task<std::optional<CrawlTask>> PgStore::get(std::string project, std::string tas
   std::vector<PgParam> p;
   p.emplace_back(project);
   p.emplace_back(taskid);
-  std::string sql = std::string("SELECT ") + kTaskColumns +
+  std::string sql = std::string("SELECT ") + detail::kTaskColumns +
                     " FROM squall_tasks WHERE project = $1 AND taskid = $2";
   PgResult r = co_await s.q(sql, p);
   if (r.empty()) co_return out;
-  out = read_task(r.row(0), project).task;
+  out = detail::read_task_row(PgTaskRow{r.row(0)}, project).task;
   // An update not sent yet: the row as it will be. (The map is looked up again: the query may
   // have let another task's write in.)
   it = s.pending.find(key_of(project, taskid));
@@ -402,7 +366,7 @@ Task<std::vector<QueuedTask>> PgStore::ready(std::string project, std::optional<
   p.emplace_back(after ? after->seq : kBeforeAll);
   p.emplace_back(static_cast<int64_t>(limit));
   co_return co_await state_->window(
-      std::string("SELECT ") + kTaskColumns +
+      std::string("SELECT ") + detail::kTaskColumns +
           " FROM squall_tasks WHERE project = $1 AND status = 1 AND exetime = 0 AND "
           "(project, rank, seq) > ($1, $2::bigint, $3::bigint) ORDER BY project, rank, seq "
           "LIMIT $4",
@@ -417,7 +381,7 @@ Task<std::vector<QueuedTask>> PgStore::delayed(std::string project, std::optiona
   p.emplace_back(after ? after->seq : std::numeric_limits<int64_t>::min());
   p.emplace_back(static_cast<int64_t>(limit));
   co_return co_await state_->window(
-      std::string("SELECT ") + kTaskColumns +
+      std::string("SELECT ") + detail::kTaskColumns +
           " FROM squall_tasks WHERE project = $1 AND status = 1 AND exetime > 0 AND "
           "(project, exetime, seq) > ($1, $2::double precision, $3::bigint) ORDER BY project, "
           "exetime, seq LIMIT $4",
@@ -460,21 +424,7 @@ Task<CounterValues> PgStore::recount(std::string project) {
   PgResult r = co_await s.q(
       "SELECT status, count(*) FROM squall_tasks WHERE project = $1 GROUP BY status", p);
   CounterValues v{};
-  for (PgRow row : r) {
-    int64_t n = row.get_int(1);
-    switch (static_cast<TaskStatus>(row.get_int(0))) {
-      case TaskStatus::Active:
-        v[static_cast<size_t>(CounterKind::Pending)] += n;
-        break;
-      case TaskStatus::Success:
-        v[static_cast<size_t>(CounterKind::Success)] += n;
-        break;
-      case TaskStatus::Failed:
-      case TaskStatus::Bad:
-        v[static_cast<size_t>(CounterKind::Failed)] += n;
-        break;
-    }
-  }
+  for (PgRow row : r) detail::count_status(v, row.get_int(0), row.get_int(1));
   co_return v;
 }
 

@@ -9,6 +9,7 @@
 
 #include "squall/crawl/jsonl.h"
 #include "squall/crawl/sqlite_file.h"
+#include "task_row.h"
 
 namespace squall {
 
@@ -76,17 +77,6 @@ CREATE INDEX IF NOT EXISTS results_order ON results(project);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 )sql";
 
-constexpr const char* kTaskColumns =
-    "taskid, url, status, seq, rank, exetime, retries, retried, age, itag, flags, fetch, process, "
-    "track, lastcrawltime, updatetime";
-
-enum Flag : int { kAutoRecrawl = 1, kForceUpdate = 2, kCancel = 4 };
-
-int flags_of(const TaskSchedule& s) {
-  return (s.auto_recrawl ? kAutoRecrawl : 0) | (s.force_update ? kForceUpdate : 0) |
-         (s.cancel ? kCancel : 0);
-}
-
 // A dict as stored: NULL for an empty one. `text` is a buffer reused from task to task (SQLite
 // copies what is bound).
 void bind_dict(SqliteStatement& s, int i, const json& dict, std::string& text) {
@@ -114,14 +104,17 @@ void bind_state(SqliteStatement& s, int first, const CrawlTask& t, int64_t seq) 
     s.bind_null(first + 7);
   else
     s.bind(first + 7, sc.itag);
-  s.bind(first + 8, flags_of(sc));
+  s.bind(first + 8, detail::task_flags(sc));
 }
 
-json read_dict(const SqliteStatement& s, int i) {
-  if (s.is_null(i)) return json::object();
-  json j = json::parse(s.text_view(i), nullptr, false);
-  return j.is_object() ? j : json::object();
-}
+// A statement's columns as detail::read_task_row reads them.
+struct SqliteRow {
+  const SqliteStatement& s;
+  bool is_null(int i) const { return s.is_null(i); }
+  std::string_view text(int i) const { return s.text_view(i); }
+  int64_t int64(int i) const { return s.int64(i); }
+  double real(int i) const { return s.real(i); }
+};
 
 json parse_or(std::string_view text, json otherwise) {
   json j = json::parse(text, nullptr, false);
@@ -155,35 +148,6 @@ struct SqliteStore::Db {
   }
 
   std::unordered_map<std::string, int64_t> project_ids;
-
-  // A task row in kTaskColumns order.
-  QueuedTask read_task(const SqliteStatement& s, const std::string& project) const {
-    QueuedTask q;
-    CrawlTask& t = q.task;
-    t.project = project;
-    t.taskid = s.text(0);
-    t.url = s.text(1);
-    int status = s.integer(2);
-    t.status = status >= 1 && status <= 4 ? static_cast<TaskStatus>(status) : TaskStatus::Bad;
-    q.seq = s.int64(3);
-    TaskSchedule& sc = t.schedule;
-    sc.priority = static_cast<int>(-s.int64(4));
-    sc.exetime = s.real(5);
-    sc.retries = s.integer(6);
-    sc.retried = s.integer(7);
-    sc.age = s.real(8);
-    if (!s.is_null(9)) sc.itag = s.text(9);
-    int flags = s.integer(10);
-    sc.auto_recrawl = flags & kAutoRecrawl;
-    sc.force_update = flags & kForceUpdate;
-    sc.cancel = flags & kCancel;
-    t.fetch = read_dict(s, 11);
-    t.process = read_dict(s, 12);
-    t.track = read_dict(s, 13);
-    t.lastcrawltime = s.real(14);
-    t.updatetime = s.real(15);
-    return q;
-  }
 
   // The project's key in the task table; `create` adds one for a new name, else -1 for it.
   int64_t project_id(const std::string& name, bool create) {
@@ -239,9 +203,9 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
   f.exec(("PRAGMA cache_size = -" + std::to_string(std::max<size_t>(1, cache_mib) * 1024)).c_str());
   f.exec(kSchema);
   if (empty) f.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
-  db->get = f.prepare(
-      (std::string("SELECT ") + kTaskColumns + " FROM tasks WHERE project = ? AND taskid = ?")
-          .c_str());
+  db->get = f.prepare((std::string("SELECT ") + detail::kTaskColumns +
+                       " FROM tasks WHERE project = ? AND taskid = ?")
+                          .c_str());
   db->put = f.prepare(
       "INSERT OR REPLACE INTO tasks(project, taskid, url, status, rank, exetime, seq, retries, "
       "retried, age, itag, flags, fetch, process, track, lastcrawltime, updatetime) "
@@ -250,11 +214,11 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
       "UPDATE tasks SET status = ?3, rank = ?4, exetime = ?5, seq = ?6, retries = ?7, "
       "retried = ?8, age = ?9, itag = ?10, flags = ?11, track = ?12, lastcrawltime = ?13, "
       "updatetime = ?14 WHERE project = ?1 AND taskid = ?2");
-  db->ready = f.prepare((std::string("SELECT ") + kTaskColumns +
+  db->ready = f.prepare((std::string("SELECT ") + detail::kTaskColumns +
                          " FROM tasks WHERE project = ?1 AND status = 1 AND exetime = 0 AND "
                          "(rank, seq) > (?2, ?3) ORDER BY rank, seq LIMIT ?4")
                             .c_str());
-  db->delayed = f.prepare((std::string("SELECT ") + kTaskColumns +
+  db->delayed = f.prepare((std::string("SELECT ") + detail::kTaskColumns +
                            " FROM tasks WHERE project = ?1 AND status = 1 AND exetime > 0 AND "
                            "(exetime, seq) > (?2, ?3) ORDER BY exetime, seq LIMIT ?4")
                               .c_str());
@@ -292,7 +256,7 @@ Task<std::optional<CrawlTask>> SqliteStore::get(std::string project, std::string
   SqliteStatement& s = db_->get;
   s.bind(1, id).bind(2, taskid);
   if (s.step("read a task")) {
-    out = db_->read_task(s, project).task;
+    out = detail::read_task_row(SqliteRow{s}, project).task;
     s.reset();
   }
   co_return out;
@@ -333,7 +297,7 @@ Task<std::vector<QueuedTask>> SqliteStore::ready(std::string project, std::optio
       .bind(2, after ? -static_cast<int64_t>(after->priority) : kBeforeAll)
       .bind(3, after ? after->seq : kBeforeAll)
       .bind(4, static_cast<int64_t>(limit));
-  while (s.step("read ready tasks")) out.push_back(db_->read_task(s, project));
+  while (s.step("read ready tasks")) out.push_back(detail::read_task_row(SqliteRow{s}, project));
   co_return out;
 }
 
@@ -347,7 +311,7 @@ Task<std::vector<QueuedTask>> SqliteStore::delayed(std::string project,
       .bind(2, after ? after->exetime : 0.0)
       .bind(3, after ? after->seq : std::numeric_limits<int64_t>::min())
       .bind(4, static_cast<int64_t>(limit));
-  while (s.step("read delayed tasks")) out.push_back(db_->read_task(s, project));
+  while (s.step("read delayed tasks")) out.push_back(detail::read_task_row(SqliteRow{s}, project));
   co_return out;
 }
 
@@ -376,20 +340,7 @@ Task<CounterValues> SqliteStore::recount(std::string project) {
   SqliteStatement s =
       db_->file->prepare("SELECT status, count(*) FROM tasks WHERE project = ? GROUP BY status");
   s.bind(1, id);
-  while (s.step("count the tasks")) {
-    switch (static_cast<TaskStatus>(s.integer(0))) {
-      case TaskStatus::Active:
-        v[static_cast<size_t>(CounterKind::Pending)] += s.int64(1);
-        break;
-      case TaskStatus::Success:
-        v[static_cast<size_t>(CounterKind::Success)] += s.int64(1);
-        break;
-      case TaskStatus::Failed:
-      case TaskStatus::Bad:
-        v[static_cast<size_t>(CounterKind::Failed)] += s.int64(1);
-        break;
-    }
-  }
+  while (s.step("count the tasks")) detail::count_status(v, s.int64(0), s.int64(1));
   co_return v;
 }
 

@@ -21,31 +21,11 @@ namespace {
 
 using nlohmann::json;
 
-class PgStoreTest : public test::LoopTest {
+class PgStoreTest : public test::PostgresTest {
  protected:
-  static void SetUpTestSuite() {
-    try {
-      server_ = std::make_unique<test::PostgresServer>();
-    } catch (const std::exception& e) {
-      start_error_ = e.what();
-    }
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-  void SetUp() override {
-    ASSERT_TRUE(server_) << "the test cluster did not start: " << start_error_;
-  }
-
   // A store on the test database, emptied first unless `keep`.
-  std::unique_ptr<PgStore> open(bool keep = false) {
-    return run(PgStore::open(server_->url(), !keep));
-  }
-
-  static std::unique_ptr<test::PostgresServer> server_;
-  static std::string start_error_;
+  std::unique_ptr<PgStore> open(bool keep = false) { return run(PgStore::open(pg().url(), !keep)); }
 };
-
-std::unique_ptr<test::PostgresServer> PgStoreTest::server_;
-std::string PgStoreTest::start_error_;
 
 CrawlTask active(const std::string& url, int priority = 0, double exetime = 0) {
   CrawlTask t = CrawlTask::for_url("p", url);

@@ -21,27 +21,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class PostgresTest : public test::LoopTest {
- protected:
-  static void SetUpTestSuite() {
-    try {
-      server_ = std::make_unique<test::PostgresServer>();
-    } catch (const std::exception& e) {
-      start_error_ = e.what();
-    }
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-  void SetUp() override {
-    ASSERT_TRUE(server_) << "the test cluster did not start: " << start_error_;
-  }
-  static test::PostgresServer& pg() { return *server_; }
-
-  static std::unique_ptr<test::PostgresServer> server_;
-  static std::string start_error_;
-};
-
-std::unique_ptr<test::PostgresServer> PostgresTest::server_;
-std::string PostgresTest::start_error_;
+using test::PostgresTest;
 
 // The kind and SQLSTATE of the PgError `task` fails with (kind Timeout if it never failed, so
 // that a missing error fails the test's comparison).

@@ -1,6 +1,8 @@
 // The test cluster: initdb, postgres in the foreground, a fast shutdown.
 #include "support/postgres_server.h"
 
+#include <gtest/gtest.h>
+
 #include <pwd.h>
 #include <signal.h>
 #include <unistd.h>
@@ -98,6 +100,25 @@ void PostgresServer::start() {
 void PostgresServer::stop() {
   // SIGINT is the fast shutdown: it ends the sessions instead of waiting for them.
   if (server_.running()) server_.stop(SIGINT, 30s);
+}
+
+std::unique_ptr<PostgresServer> PostgresTest::server_;
+std::string PostgresTest::start_error_;
+
+void PostgresTest::SetUpTestSuite() {
+  try {
+    server_ = std::make_unique<PostgresServer>();
+  } catch (const std::exception& e) {
+    start_error_ = e.what();
+  }
+}
+
+void PostgresTest::TearDownTestSuite() {
+  server_.reset();
+}
+
+void PostgresTest::SetUp() {
+  ASSERT_TRUE(server_) << "the test cluster did not start: " << start_error_;
 }
 
 }  // namespace squall::test

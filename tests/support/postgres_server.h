@@ -11,8 +11,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "support/loop_fixture.h"
 #include "support/process.h"
 
 namespace squall::test {
@@ -50,6 +52,20 @@ class PostgresServer {
   std::string owner_;  // the user to run as, or "" for ourselves
   uint16_t port_ = 0;
   Process server_;
+};
+
+// A fixture whose tests share one PostgresServer, started before the suite's first test: a test
+// fails, saying why, when it could not start.
+class PostgresTest : public LoopTest {
+ protected:
+  static void SetUpTestSuite();
+  static void TearDownTestSuite();
+  void SetUp() override;
+  static PostgresServer& pg() { return *server_; }
+
+ private:
+  static std::unique_ptr<PostgresServer> server_;
+  static std::string start_error_;
 };
 
 }  // namespace squall::test
