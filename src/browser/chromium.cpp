@@ -34,10 +34,21 @@ std::string in_path(const std::string& name) {
   return "";
 }
 
+// A small file of /proc whole, "" when it is gone: a process may end while it is read (which
+// makes a stream's read throw, not fail).
+std::string read_proc(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string out;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) out.append(buffer, n);
+  ::close(fd);
+  return out;
+}
+
 // The process group of `pid` from /proc/PID/stat (the field after the state), or -1.
 pid_t process_group(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string stat = read_proc("/proc/" + std::to_string(pid) + "/stat");
   size_t paren = stat.rfind(')');
   if (paren == std::string::npos) return -1;
   std::istringstream rest(stat.substr(paren + 1));
@@ -48,9 +59,9 @@ pid_t process_group(pid_t pid) {
 }
 
 size_t pss_bytes(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/smaps_rollup");
+  std::istringstream in(read_proc("/proc/" + std::to_string(pid) + "/smaps_rollup"));
   for (std::string line; std::getline(in, line);)
-    if (line.starts_with("Pss:")) return std::stoull(line.substr(4)) * 1024;
+    if (line.starts_with("Pss:")) return std::strtoull(line.c_str() + 4, nullptr, 10) * 1024;
   return 0;
 }
 
@@ -251,7 +262,7 @@ std::vector<pid_t> Chromium::processes() const {
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    pid_t p = std::stoi(name);
+    pid_t p = static_cast<pid_t>(std::strtol(name.c_str(), nullptr, 10));
     if (process_group(p) == pid_) out.push_back(p);
   }
   return out;
@@ -264,8 +275,7 @@ size_t Chromium::memory_bytes() const {
 }
 
 std::string Chromium::log_tail(size_t bytes) const {
-  std::ifstream in(profile_ / "stderr.log");
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string all = read_proc((profile_ / "stderr.log").string());
   return all.size() > bytes ? all.substr(all.size() - bytes) : all;
 }
 

@@ -18,8 +18,10 @@ namespace {
 constexpr Duration kBrowserCallLimit = 10s;
 // Network idle: no request in flight for this long.
 constexpr Duration kNetworkQuiet = 500ms;
-// How often the wait looks at the selector and the memory when no event comes.
+// How often the wait looks at the selector when no event comes, and at the memory (a walk of
+// /proc: a few milliseconds).
 constexpr Duration kPoll = 100ms;
+constexpr Duration kMemoryPoll = 500ms;
 
 // The rendered document as HTML, with its open shadow roots (getHTML writes each as a
 // declarative <template shadowrootmode>), and the URL it ended at; {too_large: n} past the limit.
@@ -182,6 +184,7 @@ Task<RenderResult> run_page(Chromium& browser, const RenderRequest& req, PageSta
   }
 
   std::string waiting_for = "the load event";
+  TimePoint next_memory_check = Clock::now();
   for (;;) {
     if (!browser.alive()) throw Error(ErrorKind::Closed, pipe.close_reason());
     if (s.crashed)
@@ -210,7 +213,8 @@ Task<RenderResult> run_page(Chromium& browser, const RenderRequest& req, PageSta
     if (Clock::now() >= deadline)
       throw TimeoutError(req.url + " was not rendered within " + seconds_text(req.timeout) +
                          " (waiting for " + waiting_for + ")");
-    if (req.memory_limit_bytes > 0) {
+    if (req.memory_limit_bytes > 0 && Clock::now() >= next_memory_check) {
+      next_memory_check = Clock::now() + kMemoryPoll;
       size_t used = browser.memory_bytes();
       if (used > req.memory_limit_bytes)
         throw Error(ErrorKind::TooLarge, req.url + " made the browser use " +

@@ -1,6 +1,8 @@
 // SocketWatch: /proc's socket tables joined with a process group's descriptors.
 #include "support/socket_watch.h"
 
+#include "support/process.h"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -50,8 +52,7 @@ std::vector<pid_t> process_group_members(pid_t pgid) {
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string stat = read_file(entry.path() / "stat");
     size_t paren = stat.rfind(')');
     if (paren == std::string::npos) continue;
     std::istringstream rest(stat.substr(paren + 1));
@@ -63,11 +64,13 @@ std::vector<pid_t> process_group_members(pid_t pgid) {
   return out;
 }
 
-SocketWatch::SocketWatch(std::function<std::vector<pid_t>()> group) : group_(std::move(group)) {
-  thread_ = std::thread([this] {
+SocketWatch::SocketWatch(std::function<std::vector<pid_t>()> group,
+                         std::chrono::milliseconds interval)
+    : group_(std::move(group)) {
+  thread_ = std::thread([this, interval] {
     while (!stop_) {
       sample();
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      std::this_thread::sleep_for(interval);
     }
   });
 }
@@ -91,7 +94,7 @@ void SocketWatch::sample() {
   if (inodes.empty()) return;
   bool any_peer = false;
   for (const char* table : {"tcp", "tcp6", "udp", "udp6"}) {
-    std::ifstream in("/proc/" + std::to_string(pids.front()) + "/net/" + table);
+    std::istringstream in(read_file("/proc/" + std::to_string(pids.front()) + "/net/" + table));
     std::string line;
     std::getline(in, line);  // the column names
     while (std::getline(in, line)) {

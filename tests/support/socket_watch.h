@@ -5,7 +5,7 @@
 //   ... render pages ...
 //   EXPECT_EQ(watch.outside(), std::vector<std::string>{});
 //
-// Sampling (every 10 ms, on a thread of its own) sees connections that live at least that
+// Sampling (every `interval`, on a thread of its own) sees connections that live at least that
 // long; each sample reads /proc/PID/fd of the group's processes for socket inodes and
 // /proc/net/{tcp,tcp6,udp,udp6} for their peers.
 #pragma once
@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -26,7 +27,8 @@ class SocketWatch {
  public:
   // Watches the processes that `group()` names (called on each sample: the group may change as
   // a browser is restarted).
-  explicit SocketWatch(std::function<std::vector<pid_t>()> group);
+  explicit SocketWatch(std::function<std::vector<pid_t>()> group,
+                       std::chrono::milliseconds interval = std::chrono::milliseconds(10));
   ~SocketWatch();
   SocketWatch(const SocketWatch&) = delete;
   SocketWatch& operator=(const SocketWatch&) = delete;
