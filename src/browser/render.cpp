@@ -22,6 +22,8 @@ constexpr Duration kNetworkQuiet = 500ms;
 // /proc: a few milliseconds).
 constexpr Duration kPoll = 100ms;
 constexpr Duration kMemoryPoll = 500ms;
+// How long one look for the wait selector may take.
+constexpr Duration kSelectorLimit = 1s;
 
 // The rendered document as HTML, with its open shadow roots (getHTML writes each as a
 // declarative <template shadowrootmode>), and the URL it ended at; {too_large: n} past the limit.
@@ -202,11 +204,19 @@ Task<RenderResult> run_page(Chromium& browser, const RenderRequest& req, PageSta
         json query = {
             {"expression", "!!document.querySelector(" + json(req.wait_selector).dump() + ")"},
             {"returnByValue", true}};
-        json found = co_await call("Runtime.evaluate", std::move(query));
+        // Bounded, so that a renderer too busy to answer (a page that allocates without end)
+        // leaves the wait free to see its crash, its memory and the deadline.
+        json found;
+        try {
+          found = co_await pipe.call("Runtime.evaluate", std::move(query), session,
+                                     std::min<Duration>(left(deadline), kSelectorLimit));
+        } catch (const TimeoutError&) {
+          found = json::object();
+        }
         if (found.contains("exceptionDetails"))
           throw InvalidArgumentError("the wait selector " + req.wait_selector +
                                      " is not a valid CSS selector");
-        done = found["result"].value("value", false);
+        done = found.contains("result") && found["result"].value("value", false);
       }
     }
     if (done) break;

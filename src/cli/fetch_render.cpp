@@ -109,6 +109,11 @@ int run_fetch_render(const FetchCommand& command, std::ostream& out, std::ostrea
   Loop loop;
   browser::BrowserPoolOptions pool_options;
   pool_options.browsers = 1;
+  // The browser resolves no host name but the URLs' own (a proxy resolves on its side).
+  if (!command.proxy)
+    for (const std::string& u : command.urls)
+      if (auto parsed = Url::parse(u))
+        pool_options.chromium.allowed_hosts.emplace_back(parsed->host());
   browser::BrowserPool pool(pool_options);
   FetcherOptions fetcher_options;
   fetcher_options.browser = &pool;

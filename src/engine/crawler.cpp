@@ -600,6 +600,11 @@ Task<CrawlSummary> Crawler::run() {
   if (o.render) {
     browser::BrowserPoolOptions b;
     b.browsers = std::max<size_t>(1, std::min(o.browsers, o.concurrency));
+    // A crawl of its start hosts resolves no other name: nothing else is looked up or reached
+    // by the browser itself (a proxy resolves names on its side, so none is then kept out).
+    bool by_proxy = !o.proxies.http.empty() || !o.proxies.https.empty();
+    if ((o.scope == CrawlScope::Prefix || o.scope == CrawlScope::Host) && !by_proxy)
+      for (const Url& start : s.starts) b.chromium.allowed_hosts.emplace_back(start.host());
     s.browsers = std::make_unique<browser::BrowserPool>(std::move(b));
     e.fetcher.browser = s.browsers.get();
   }

@@ -78,7 +78,9 @@ TEST_F(BrowserPoolTest, PagesRenderConcurrentlyOnePerBrowser) {
   EXPECT_EQ(watch.outside(), std::vector<std::string>{});
   std::vector<pid_t> groups = pool.process_groups();
   pool.close();
-  for (pid_t g : groups) EXPECT_EQ(test::process_group_members(g), std::vector<pid_t>{});
+  for (pid_t g : groups)
+    EXPECT_EQ(test::wait_until_gone([&] { return test::process_group_members(g); }),
+              std::vector<pid_t>{});
 }
 
 TEST_F(BrowserPoolTest, ABrowserKilledMidPageFailsThatPageAndIsReplaced) {
@@ -100,7 +102,8 @@ TEST_F(BrowserPoolTest, ABrowserKilledMidPageFailsThatPageAndIsReplaced) {
       EXPECT_EQ(e.kind(), ErrorKind::Closed) << e.what();
     }
     co_await killer;
-    EXPECT_EQ(test::process_group_members(first), std::vector<pid_t>{});
+    EXPECT_EQ(test::wait_until_gone([&] { return test::process_group_members(first); }),
+              std::vector<pid_t>{});
     RenderResult again = co_await pool.render(page());
     EXPECT_NE(again.html.find("rendered"), std::string::npos);
     EXPECT_EQ(pool.stats().failed, 1u);

@@ -38,8 +38,10 @@ class RenderTest : public test::LoopTest {
   }
 
   // Starts a browser for the test, with its sockets watched until the test ends.
+  // Host names resolve to nothing (no DNS query leaves the machine) but loopback's.
   Task<std::unique_ptr<Chromium>> start(ChromiumOptions options = {}) {
     options.scratch_dir = dir_.path();
+    options.allowed_hosts = {"127.0.0.1", "localhost"};
     auto browser = co_await Chromium::start(options);
     pid_t group = browser->pid();
     watches_.push_back(std::make_unique<test::SocketWatch>(
@@ -219,6 +221,34 @@ TEST_F(RenderTest, TheMainDocumentsStatusHeadersRedirectsAndCookiesComeBack) {
   }());
 }
 
+TEST_F(RenderTest, ThePageIsLoadedThroughTheRequestsProxy) {
+  dir_.write("p.html", "<!doctype html><body><script>document.body.append('via proxy')</script>");
+  serve();
+  // A forward proxy: nginx answering absolute-form requests from the site above.
+  TempDir proxy_dir;
+  uint16_t proxy_port = test::free_port();
+  test::Process proxy = test::start_nginx(
+      proxy_dir, "location / { proxy_pass http://127.0.0.1:" + std::to_string(port_) + "; }",
+      proxy_port);
+  run([&]() -> Task<void> {
+    auto browser = co_await start();
+    RenderRequest req;
+    // A name nothing resolves: only the proxy can reach it.
+    req.url = "http://site.test/p.html";
+    req.proxy = "http://127.0.0.1:" + std::to_string(proxy_port);
+    RenderResult page = co_await render_page(*browser, req);
+    EXPECT_EQ(page.status, 200) << page.error;
+    EXPECT_NE(page.html.find("via proxy"), std::string::npos) << page.html;
+    EXPECT_NE(test::read_file(proxy_dir.path() / "access.log").find("GET http://site.test/p.html"),
+              std::string::npos);
+
+    req.proxy.clear();
+    RenderResult direct = co_await render_page(*browser, req);
+    EXPECT_EQ(direct.status, 599);
+    EXPECT_EQ(direct.error_kind, "resolve") << direct.error;
+  }());
+}
+
 TEST_F(RenderTest, ARefusedConnectionIsA599WithItsKind) {
   uint16_t closed = test::free_port();
   run([&]() -> Task<void> {
@@ -285,7 +315,7 @@ TEST_F(RenderTest, APageThatAllocatesWithoutEndFailsWithinItsLimit) {
         req.wait_until = WaitUntil::NetworkIdle;
         req.wait_selector = "#never";
         req.timeout = 60s;
-        req.memory_limit_bytes = size_t{1} << 30;
+        req.memory_limit_bytes = size_t{400} << 20;
         try {
           co_await render_page(*browser, req);
           ADD_FAILURE() << "rendered a page that allocates without end";
@@ -344,7 +374,8 @@ TEST_F(RenderTest, AKilledBrowserFailsTheRenderAsClosed) {
     co_await killer;
     EXPECT_FALSE(browser->alive());
     browser.reset();
-    EXPECT_EQ(test::process_group_members(pid), std::vector<pid_t>{});
+    EXPECT_EQ(test::wait_until_gone([&] { return test::process_group_members(pid); }),
+              std::vector<pid_t>{});
   }());
 }
 
@@ -370,7 +401,8 @@ TEST_F(RenderTest, ClosingTheBrowserLeavesNoProcessBehind) {
     EXPECT_GE(browser->processes().size(), 2u);
     EXPECT_GT(browser->memory_bytes(), 0u);
     browser.reset();
-    EXPECT_EQ(test::process_group_members(group), std::vector<pid_t>{});
+    EXPECT_EQ(test::wait_until_gone([&] { return test::process_group_members(group); }),
+              std::vector<pid_t>{});
   }());
 }
 

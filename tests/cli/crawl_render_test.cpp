@@ -57,7 +57,8 @@ class CrawlRenderTest : public ::testing::Test {
   }
   void TearDown() override {
     EXPECT_EQ(watch_.outside(), std::vector<std::string>{});
-    EXPECT_EQ(browser_processes(site_.path() / "tmp"), std::vector<pid_t>{});
+    EXPECT_EQ(test::wait_until_gone([this] { return browser_processes(site_.path() / "tmp"); }),
+              std::vector<pid_t>{});
     ::unsetenv("TMPDIR");
   }
 

@@ -64,6 +64,17 @@ std::vector<pid_t> process_group_members(pid_t pgid) {
   return out;
 }
 
+std::vector<pid_t> wait_until_gone(const std::function<std::vector<pid_t>()>& processes,
+                                   std::chrono::milliseconds limit) {
+  auto give_up = std::chrono::steady_clock::now() + limit;
+  std::vector<pid_t> left = processes();
+  while (!left.empty() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    left = processes();
+  }
+  return left;
+}
+
 SocketWatch::SocketWatch(std::function<std::vector<pid_t>()> group,
                          std::chrono::milliseconds interval)
     : group_(std::move(group)) {

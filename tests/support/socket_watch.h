@@ -52,4 +52,9 @@ class SocketWatch {
 // The processes of process group `pgid` that are running.
 std::vector<pid_t> process_group_members(pid_t pgid);
 
+// Waits (up to `limit`) until `processes()` names none: processes killed with SIGKILL take a
+// moment to go on a loaded machine. Returns those still there at the end.
+std::vector<pid_t> wait_until_gone(const std::function<std::vector<pid_t>()>& processes,
+                                   std::chrono::milliseconds limit = std::chrono::seconds(10));
+
 }  // namespace squall::test

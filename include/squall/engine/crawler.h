@@ -82,6 +82,8 @@ struct CrawlerOptions {
   // browsers, waiting for the network to be idle, so that links only JavaScript creates (after a
   // timer, a request, in a shadow DOM) are found; robots.txt and sitemaps are still
   // fetched over HTTP. A browser that crashes fails its page, which is retried as any page is.
+  // With scope Prefix or Host and no proxy, the browsers resolve no host name but the start
+  // URLs' (a page's resources elsewhere are not loaded).
   bool render = false;
   size_t browsers = 2;
 
