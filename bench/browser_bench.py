@@ -176,9 +176,12 @@ def curve(samples):
 
 
 def main():
+    global PAGES
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default="build/release")
+    parser.add_argument("--pages", type=int, default=1000, help="the site's size")
     args = parser.parse_args()
+    PAGES = args.pages
     work = tempfile.mkdtemp(prefix="squall-browser-bench-")
     site = os.path.join(work, "site")
     os.makedirs(site)
