@@ -218,6 +218,9 @@ int main(int argc, char** argv) {
       "-6,--ipv6", [&fetch] { fetch.ip_version = 6; }, "connect over IPv6 only");
   fetch_cmd->add_flag("--no-fail", fetch.no_fail,
                       "an HTTP error status prints its body and exits 0");
+  fetch_cmd->add_flag("--render", fetch.render,
+                      "load the page in headless Chromium and print its rendered HTML "
+                      "(Debian's chromium-headless-shell)");
 
   squall::cli::ServeCommand serve;
   auto* serve_cmd = app.add_subcommand(
@@ -350,6 +353,11 @@ int main(int argc, char** argv) {
                         "write requests and responses as WARC 1.1 here (appended on resume, as "
                         "--jsonl)");
   crawl_cmd->add_flag("-q,--quiet", crawl.quiet, "no progress line and no summary");
+  crawl_cmd->add_flag("--render", crawl.render,
+                      "render every page in headless Chromium (Debian's chromium-headless-shell) "
+                      "and take the links of its rendered DOM");
+  crawl_cmd->add_option("--browsers", crawl.browsers, "browsers rendering at once, with --render")
+      ->check(CLI::PositiveNumber);
 
   // `squall help [SUBCOMMAND]` is `squall [SUBCOMMAND] --help`; a word that names no
   // subcommand gets the nearest one suggested.

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "squall/browser/chromium.h"
 #include "squall/cli/crawl_command.h"
 #include "squall/cli/request_options.h"
 #include "squall/core.h"
@@ -173,6 +174,8 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
     return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
   };
   o.timeout = seconds(c.timeout, "--timeout", true);
+  o.render = c.render;
+  o.browsers = c.browsers;
   o.delay = seconds(c.delay, "--delay", false);
   o.request_timeout = seconds(c.timeout_per_fetch, "--timeout-per-fetch", true);
   for (const std::string& line : c.headers)
@@ -208,6 +211,10 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
 }
 
 int run_crawl(const CrawlCommand& command, std::ostream& err, bool err_is_tty) {
+  if (command.render && browser::find_chromium().empty()) {
+    err << "squall crawl: --render: " << browser::no_chromium_message() << "\n";
+    return kCouldNotRun;
+  }
   Loop loop;
   std::optional<Crawler> crawler;
   try {

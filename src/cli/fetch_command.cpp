@@ -816,6 +816,7 @@ Task<int> run_all(const Plan& plan, HttpClient& client, std::ostream& out, std::
 }  // namespace
 
 int run_fetch(const FetchCommand& command, std::ostream& out, std::ostream& err) {
+  if (command.render) return run_fetch_render(command, out, err);
   Messages messages(command, err);
   auto usage = [&](std::string_view text) {
     messages.error(text);

@@ -167,6 +167,7 @@ struct Crawler::State {
   std::string identity;
   std::optional<CrawlScopeRules> scope;
   std::unique_ptr<CrawlProject> project;
+  std::unique_ptr<browser::BrowserPool> browsers;  // with render; outlives the engine's fetcher
   std::unique_ptr<http::HttpClient> client;
   std::unique_ptr<Engine> engine;
   std::optional<JsonLinesWriter> jsonl;
@@ -343,6 +344,11 @@ CrawlTask CrawlProject::page_task(std::string url, int depth, const std::string&
   json save = {{"depth", depth}};
   if (!parent.empty()) save["parent"] = parent;
   t.fetch["save"] = std::move(save);
+  if (s_.o.render) {
+    t.fetch["fetch_type"] = "js";
+    // Links a timer or a request adds after the load event are in by then.
+    t.fetch["js_wait_until"] = "networkidle";
+  }
   return t;
 }
 
@@ -592,6 +598,17 @@ Task<CrawlSummary> Crawler::run() {
   e.fetcher.timeout = seconds_of(o.request_timeout);
   e.fetcher.connect_timeout = seconds_of(std::min(o.connect_timeout, o.request_timeout));
   e.fetcher.client = s.client.get();
+  if (o.render) {
+    browser::BrowserPoolOptions b;
+    b.browsers = std::max<size_t>(1, std::min(o.browsers, o.concurrency));
+    // A crawl of its start hosts resolves no other name: nothing else is looked up or reached
+    // by the browser itself (a proxy resolves names on its side, so none is then kept out).
+    bool by_proxy = !o.proxies.http.empty() || !o.proxies.https.empty();
+    if ((o.scope == CrawlScope::Prefix || o.scope == CrawlScope::Host) && !by_proxy)
+      for (const Url& start : s.starts) b.chromium.allowed_hosts.emplace_back(start.host());
+    s.browsers = std::make_unique<browser::BrowserPool>(std::move(b));
+    e.fetcher.browser = s.browsers.get();
+  }
   e.fetcher.validate_cert = o.validate_cert;
   e.fetcher.prepare = [&s](const CrawlTask* task, http::HttpRequest& req) { s.prepare(task, req); };
   if (!o.warc.empty())

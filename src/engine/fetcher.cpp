@@ -88,6 +88,7 @@ json FetchResult::to_json() const {
           {"encoding", encoding},
           {"time", time},
           {"save", save},
+          {"js_script_result", js_script_result},
           {"error", error.empty() ? json() : json(error)}};
 }
 
@@ -124,8 +125,11 @@ Task<FetchResult> Fetcher::fetch(const CrawlTask& task) {
   auto started = std::chrono::steady_clock::now();
   std::string fetch_type = option<std::string>(task.fetch, "fetch_type", "");
   FetchResult r;
-  if (fetch_type == "js" || fetch_type == "phantomjs" || fetch_type == "splash" ||
-      fetch_type == "chrome") {
+  bool js = fetch_type == "js" || fetch_type == "phantomjs" || fetch_type == "splash" ||
+            fetch_type == "chrome";
+  if (js && options_.browser) {
+    r = co_await fetch_js(task);
+  } else if (js) {
     r = failed(task, 501,
                "fetch_type '" + fetch_type +
                    "' renders pages in a browser, and this engine has no browser pool: fetch it "
@@ -256,6 +260,74 @@ Task<FetchResult> Fetcher::fetch_robots(const Url& url, const CrawlTask& like) {
   http::HttpResponse resp = co_await send(nullptr, std::move(req));
   FetchResult r = from_response(std::move(resp), std::string(url.href()));
   r.time = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  co_return r;
+}
+
+}  // namespace squall
+
+namespace squall {
+
+Task<FetchResult> Fetcher::fetch_js(const CrawlTask& task) {
+  const json& f = task.fetch;
+  UrlResult parsed = Url::parse(task.url);
+  if (!parsed || !parsed->is_http()) co_return failed(task, 599, "not an http(s) URL: " + task.url);
+  // The request the page's requests are made like: the task's fields, then the program's.
+  http::HttpRequest like;
+  like.parsed_url = *parsed;
+  like.url = task.url;
+  if (auto h = f.find("headers"); h != f.end() && h->is_object())
+    for (const auto& [name, value] : h->items())
+      like.headers.add(name, value.is_string() ? value.get<std::string>() : value.dump());
+  like.user_agent = option<std::string>(f, "user_agent", options_.user_agent);
+  like.proxy = option<std::string>(f, "proxy", "");
+  if (!like.proxy.empty() && like.proxy.find("://") == std::string::npos)
+    like.proxy = "http://" + like.proxy;
+  if (options_.prepare) options_.prepare(&task, like);
+
+  browser::RenderRequest req;
+  req.url = task.url;
+  for (const auto& [name, value] : like.headers) req.headers.emplace_back(name, value);
+  if (like.user_agent) req.user_agent = *like.user_agent;
+  req.proxy = like.proxy;
+  if (auto c = f.find("cookies"); c != f.end() && c->is_object())
+    for (const auto& [name, value] : c->items())
+      req.cookies.emplace_back(name, value.is_string() ? value.get<std::string>() : value.dump());
+  req.js_script = option<std::string>(f, "js_script", "");
+  req.js_at_document_start =
+      option<std::string>(f, "js_run_at", "document-end") == "document-start";
+  req.viewport_width = option<int>(f, "js_viewport_width", req.viewport_width);
+  req.viewport_height = option<int>(f, "js_viewport_height", req.viewport_height);
+  req.load_images = option_on(f, "load_images", false);
+  req.wait_until = option<std::string>(f, "js_wait_until", "load") == "networkidle"
+                       ? browser::WaitUntil::NetworkIdle
+                       : browser::WaitUntil::Load;
+  req.wait_selector = option<std::string>(f, "js_wait_for", "");
+  req.timeout = seconds(option<double>(f, "timeout", options_.timeout));
+  req.max_html_bytes = options_.max_body_size;
+
+  FetchResult r;
+  try {
+    browser::RenderResult page = co_await options_.browser->render(std::move(req));
+    r.status_code = page.status;
+    r.orig_url = task.url;
+    r.url = page.url.empty() ? task.url : page.url;
+    r.redirects = std::move(page.redirects);
+    for (auto& [name, value] : page.headers) r.headers.add(name, std::move(value));
+    r.content = std::move(page.html);
+    r.cookies = std::move(page.cookies);
+    r.js_script_result = std::move(page.js_script_result);
+    r.save = f.value("save", json());
+    if (r.status_code == 599) {
+      r.error = std::move(page.error);
+      r.error_kind = std::move(page.error_kind);
+    } else {
+      r.encoding = "utf-8";
+      if (r.status_code >= 400) r.error = "HTTP " + std::to_string(r.status_code);
+    }
+  } catch (const Error& e) {
+    r = failed(task, 599, e.what());
+    r.error_kind = std::string(error_kind_name(e.kind()));
+  }
   co_return r;
 }
 

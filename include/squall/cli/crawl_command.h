@@ -52,6 +52,8 @@ struct CrawlCommand {
   bool no_sitemaps = false;
   std::string warc;
   bool quiet = false;
+  bool render = false;  // every page rendered in headless Chromium
+  size_t browsers = 2;  // with render
 };
 
 // The crawler's options for a command line (proxies from the environment unless --proxy);

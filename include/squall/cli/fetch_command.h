@@ -82,10 +82,21 @@ struct FetchCommand {
   std::vector<std::string> resolve;   // --resolve host:port:address[,address...]
   int ip_version = 0;                 // -4 or -6: addresses of that family only; 0: any
   bool no_fail = false;               // --no-fail: an HTTP error status is still status 0
+  bool render = false;                // --render: the rendered HTML (fetch_render.cpp)
 };
 
 // Fetches each of command.urls on a loop of its own and returns the exit status described
 // above.
 int run_fetch(const FetchCommand& command, std::ostream& out, std::ostream& err);
+
+// squall fetch --render: each URL rendered in headless Chromium (the js fetch type, waiting for the
+// network to be idle) and the HTML
+// of its rendered DOM written out (-o/-O as without it), with -H, -A, -b "name=value", -x and
+// -m applied. The exit statuses are the ones above for the same causes (7 connect, 6 resolve,
+// 28 timeout, 35 TLS, 22 an HTTP error status unless --no-fail, 63 a page too large or one
+// that took too much memory) and 1 when the browser crashed or no Chromium is installed (the
+// message names the package). Flags that ask for something a browser does not do here (-d, -F,
+// -T, -X, -I, -r, -w, -c, -u, --retry, --resolve, --cacert, -k, -4/-6) are status 2.
+int run_fetch_render(const FetchCommand& command, std::ostream& out, std::ostream& err);
 
 }  // namespace squall::cli

@@ -78,6 +78,15 @@ struct CrawlerOptions {
   // default, 0: off). A page it stops fails with the error kind "decompression bomb".
   std::optional<uint32_t> max_decode_ratio;
 
+  // Render every page in headless Chromium (the js fetch type, see fetcher.h) with `browsers`
+  // browsers, waiting for the network to be idle, so that links only JavaScript creates (after a
+  // timer, a request, in a shadow DOM) are found; robots.txt and sitemaps are still
+  // fetched over HTTP. A browser that crashes fails its page, which is retried as any page is.
+  // With scope Prefix or Host and no proxy, the browsers resolve no host name but the start
+  // URLs' (a page's resources elsewhere are not loaded).
+  bool render = false;
+  size_t browsers = 2;
+
   size_t concurrency = 10;  // fetches in flight (workers)
   size_t per_host = 2;      // fetches in flight per host
   Duration delay{};         // between fetch starts on one host

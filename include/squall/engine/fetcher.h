@@ -7,8 +7,18 @@
 //   task's `fetch` options: method, headers, data, cookies, user_agent, timeout,
 //   connect_timeout, allow_redirects, max_redirects, validate_cert, proxy, use_gzip.
 // - data: URLs are decoded in place (the Fetch Standard's processor).
-// - `fetch_type: js` needs the browser pool, which this fetcher does not have: such a task fails
-//   with an error that says so.
+// - `fetch_type: js` (or phantomjs, splash, chrome, as pyspider names its renderers) renders the
+//   page in the browser pool of the options (browser_pool.h), with pyspider's options: js_script
+//   and js_run_at ("document-end", the default, or "document-start"), its value in
+//   js_script_result; js_viewport_width and js_viewport_height (1024 × 2304); load_images
+//   (false); and squall's wait: js_wait_until ("load", the default, or "networkidle") and
+//   js_wait_for (a CSS selector), all within the task's timeout. The task's headers, cookies,
+//   user agent and proxy (with what `prepare` adds) apply to every request the page makes; the
+//   content is the rendered DOM's HTML (UTF-8). A page the browser cannot render is status 599
+//   with error_kind "timeout", "too large", "closed" (the browser crashed, exited or hung: a
+//   new one takes the next page), "protocol" (its renderer crashed) or the navigation's kind;
+//   without a pool, or with no Chromium installed, such a task fails with an error that says what
+//   to do.
 // - Conditional recrawl: with the `etag` and `last_modified` options (on by default, as in
 //   pyspider) the ETag and Last-Modified of the task's last fetch (its track) become
 //   If-None-Match and If-Modified-Since; a 304 answer is `unchanged`.
@@ -25,6 +35,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "squall/browser/browser_pool.h"
 #include "squall/core/task.h"
 #include "squall/crawl/warc.h"
 #include "squall/engine/crawl_task.h"
@@ -48,6 +59,7 @@ struct FetchResult {
   std::string error_kind;
   std::vector<std::string> redirects;  // the URLs that redirected, in order, before `url`
   bool unchanged = false;              // a 304 to a conditional request
+  nlohmann::json js_script_result;     // a rendered page's js_script value (null otherwise)
 
   // pyspider's fetch result dict (content as text).
   nlohmann::json to_json() const;
@@ -73,6 +85,8 @@ struct FetcherOptions {
   // When set, every fetch (robots.txt's too) is captured as it crosses the wire, and its
   // exchanges (each redirect hop) are handed here at its end: what a WARC writer takes.
   std::function<void(const std::vector<WarcExchange>& exchanges)> archive;
+  // The browsers `fetch_type: js` tasks render in; none when null. Must outlive the fetcher.
+  browser::BrowserPool* browser = nullptr;
 };
 
 class Fetcher {
@@ -94,6 +108,7 @@ class Fetcher {
   // Sends a request through prepare, the WARC and the client.
   Task<http::HttpResponse> send(const CrawlTask* task, http::HttpRequest req);
   Task<FetchResult> fetch_http(const CrawlTask& task);
+  Task<FetchResult> fetch_js(const CrawlTask& task);
   FetcherOptions options_;
   std::unique_ptr<http::HttpClient> own_client_;
 };
