@@ -167,6 +167,7 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host) {
   bool disallowed = false;
   if (it->second.robots && it->second.url) {
     RobotsMatch m = politeness_.allows(host, *it->second.url);
+    ++robots_hits_;
     if (!m.allowed) {
       disallowed = true;
       const CrawlTask& t = it->second.dispatch.task;
@@ -207,6 +208,7 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host) {
 
 Task<void> FetchStage::fetch_robots(std::string host) {
   const Url* url = politeness_.robots_fetch_started(host);
+  ++robots_fetches_;
   FetchResult r;
   auto like = robots_like_.find(host);
   if (url && like != robots_like_.end()) {

@@ -89,6 +89,10 @@ class FetchStage {
   size_t in_flight() const noexcept { return in_flight_; }
   const std::vector<UnavailableHost>& unavailable() const noexcept { return unavailable_; }
   uint64_t robots_retried() const noexcept { return robots_retried_; }  // robots.txt tries again
+  // robots.txt fetches (each try), and pages decided by a robots.txt already held (its cache's
+  // hits).
+  uint64_t robots_fetches() const noexcept { return robots_fetches_; }
+  uint64_t robots_hits() const noexcept { return robots_hits_; }
   // Up to `n` hosts by mean time per fetch, slowest first (host, mean ms).
   std::vector<std::pair<std::string, double>> slowest_hosts(size_t n) const {
     return politeness_.slowest_hosts(n);
@@ -125,6 +129,8 @@ class FetchStage {
   std::unordered_map<std::string, int> robots_tries_;
   std::vector<UnavailableHost> unavailable_;
   uint64_t robots_retried_ = 0;
+  uint64_t robots_fetches_ = 0;
+  uint64_t robots_hits_ = 0;
   int64_t next_id_ = 0;
   size_t in_flight_ = 0;
   Event wake_;
