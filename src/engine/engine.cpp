@@ -128,6 +128,16 @@ struct Engine::State {
     finished.set();
   }
 
+  // A task of a project paused since it was dispatched: back to its place, not fetched.
+  bool withdraw(const Dispatch& d) {
+    if (d.token == 0 || paused.empty() || !paused.contains(d.task.project)) return false;
+    if (options.hooks.parked) options.hooks.parked(d.task);
+    scheduler->put_back(d);
+    --in_flight;
+    wake.set();
+    return true;
+  }
+
   // A project paused by update_project() with tasks left: the run waits for it.
   bool held_by_pause() const {
     for (const std::string& name : paused)
@@ -329,6 +339,7 @@ Task<EngineSummary> Engine::run() {
       [&s](Dispatch d, FetchResult r) { return s.deliver(std::move(d), std::move(r)); },
       [&s](Dispatch d, const UnavailableHost&) { s.park(std::move(d)); });
   s.stage->on_room = [&s] { s.wake.set(); };
+  s.stage->withdraw = [&s](const Dispatch& d) { return s.withdraw(d); };
   s.stage->on_robots = s.options.hooks.robots;
   if (s.options.hooks.opened) co_await s.options.hooks.opened(*s.store);
   s.process_queue = std::make_unique<Queue<Fetched>>(std::max<size_t>(1, s.options.queue_size));

@@ -162,6 +162,15 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host) {
     if (!host.empty()) frontier_.release(host, Loop::time());
     co_return;
   }
+  if (withdraw && withdraw(it->second.dispatch)) {
+    if (it->second.dispatch.token != 0)
+      by_task_.erase({it->second.dispatch.task.project, it->second.dispatch.task.taskid});
+    held_.erase(it);
+    if (!host.empty()) frontier_.release(host, Loop::time());
+    wake_.set();
+    left();
+    co_return;
+  }
   ++in_flight_;
   FetchResult r;
   bool disallowed = false;

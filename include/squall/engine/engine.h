@@ -63,7 +63,8 @@ struct EngineHooks {
   // page limit).
   std::function<bool(const CrawlTask&)> may_dispatch;
   // Each task the fetch stage gave back because its host is unavailable (it stays active in
-  // the store for a later run): a task may_dispatch counted is not going to be fetched after all.
+  // the store for a later run) or its project was paused (update_project) before its fetch: a
+  // task may_dispatch counted is not going to be fetched after all.
   std::function<void(const CrawlTask&)> parked;
   // Each robots.txt that answered (FetchStage::on_robots).
   std::function<void(const std::string& host, const FetchResult&)> robots;
@@ -134,7 +135,9 @@ class Engine {
   // Sets an added project's status, rate and burst in the scheduler and the store, acting on
   // the next dispatch. A project set so to a status that is not dispatched (STOP, TODO,
   // CHECKING) while it has tasks pending holds run() open where it would have ended as done,
-  // until it runs again or stop() is called. False for a project the engine does not run.
+  // until it runs again or stop() is called. Its tasks already handed to the fetch stage go
+  // back to their places unfetched; those being fetched finish. False for a project the engine
+  // does not run.
   [[nodiscard]] Task<bool> update_project(ProjectInfo info);
   // Called with every task the fetch stage hands on, as it leaves it (robots.txt refusals
   // included), before the processor sees it. Must not wait or throw.

@@ -99,6 +99,9 @@ class FetchStage {
   }
   // Called when room() grows (a held task left).
   std::function<void()> on_room;
+  // Asked before each held task is fetched: true when its owner takes it back instead (a
+  // project paused meanwhile), and it leaves the stage unfetched.
+  std::function<bool(const Dispatch&)> withdraw;
   // Called with each robots.txt that answered with a status: what a program reads of it beside
   // the rules (its Sitemap lines).
   std::function<void(const std::string& host, const FetchResult& robots)> on_robots;
