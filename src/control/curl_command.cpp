@@ -72,9 +72,24 @@ bool is_any(std::string_view flag, std::initializer_list<std::string_view> names
 }  // namespace
 
 json task_from_curl(std::string_view command) {
-  std::vector<std::string> words = split_shell_words(command);
-  if (words.empty() || words[0] != "curl")
+  std::vector<std::string> given = split_shell_words(command);
+  if (given.empty() || given[0] != "curl")
     throw InvalidArgumentError("curl command: it must start with 'curl'");
+  // Short flags together ("-sSL"), and a short flag with its value ("-XPOST"), one at a time.
+  std::vector<std::string> words;
+  for (const std::string& w : given) {
+    if (w.size() <= 2 || w[0] != '-' || w[1] == '-') {
+      words.push_back(w);
+      continue;
+    }
+    for (size_t i = 1; i < w.size(); ++i) {
+      words.push_back(std::string("-") + w[i]);
+      if (std::string_view("XHdbAe").find(w[i]) != std::string_view::npos) {
+        if (i + 1 < w.size()) words.push_back(w.substr(i + 1));
+        break;
+      }
+    }
+  }
   json fetch = json::object();
   json headers = json::object();
   std::string url, method, data, cookies;
@@ -131,8 +146,8 @@ json task_from_curl(std::string_view command) {
     } else if (is_any(w, {"-G", "--get"})) {
       get = true;
     } else if (is_any(w, {"-s", "--silent", "-S", "--show-error", "-v", "--verbose", "-i",
-                          "--include", "-sS", "-sSL"})) {
-      if (w == "-sSL") fetch["allow_redirects"] = true;
+                          "--include"})) {
+      // How curl reports, which a fetch result has no use for.
     } else {
       throw InvalidArgumentError("curl command: " + w +
                                  " is not a flag the fetch API takes (it takes -X, -H, -d, -b, "

@@ -9,9 +9,10 @@
 // -H/--header, -d/--data/--data-raw/--data-binary/--data-ascii (joined with '&' when repeated;
 // POST unless -X says otherwise), -b/--cookie (a "name=value; ..." string), -A/--user-agent,
 // -e/--referer, --compressed, -k/--insecure, -L/--location, -I/--head, -G/--get, --url, and a
-// few that change nothing for a fetch (-s, -S, -v, -i). As in curl, redirects are followed only
-// with -L (the fetch dict then says allow_redirects false); a User-Agent (-A or -H) becomes the
-// fetch's user_agent and a Cookie (-b or -H) its cookies dict. Anything else throws
+// few that change nothing for a fetch (-s, -S, -v, -i); short flags may come together ("-sSL")
+// and a short flag's value may follow it in the same word ("-XPOST"). As in curl, redirects are
+// followed only with -L (the fetch dict then says allow_redirects false); a User-Agent (-A or -H)
+// becomes the fetch's user_agent and a Cookie (-b or -H) its cookies dict. Anything else throws
 // InvalidArgumentError naming the flag, as do a missing URL, two URLs, unbalanced quotes and a
 // header without ':'.
 #pragma once
