@@ -474,8 +474,8 @@ Task<void> post_fetch(State& s, Request& req, Reply& resp) {
   CrawlTask t = CrawlTask::for_url(project, task["url"].get<std::string>());
   if (task.contains("fetch")) t.fetch = task["fetch"];
   if (task.contains("process") && task["process"].is_object()) t.process = task["process"];
+  // Not in the metrics or the host table: those count what the engine's projects fetch.
   FetchResult r = co_await fetcher->fetch(t);
-  s.metrics.fetched(t, r);
   json out = r.to_json();
   out["ok"] = r.error.empty() && r.status_code < 400;
   co_await send_json(resp, out);
