@@ -87,8 +87,8 @@ def fetch_api_rate(squall, work, nginx_port):
 
 
 async def watch(port, done):
-    """What an open dashboard asks for: the page, the projects, the live feed every second and
-    the hosts and errors every fifth update."""
+    """What an open dashboard asks for: the page, the projects, the live feed every second, the
+    hosts every second update and the errors every fifth."""
     import websockets
     base = f"http://127.0.0.1:{port}"
     loop = asyncio.get_running_loop()
@@ -103,8 +103,9 @@ async def watch(port, done):
             except asyncio.TimeoutError:
                 continue
             n += 1
-            if n % 5 == 1:
+            if n % 2 == 1:
                 await get("/api/hosts")
+            if n % 5 == 1:
                 await get("/api/errors")
 
 

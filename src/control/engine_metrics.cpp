@@ -86,13 +86,26 @@ void EngineMetrics::fetched(const CrawlTask& task, const FetchResult& r) {
 
 json EngineMetrics::hosts() const {
   json out = json::array();
-  for (const auto& [name, h] : hosts_)
-    out.push_back({{"host", name},
-                   {"fetches", h.fetches},
-                   {"errors", h.errors},
-                   {"mean_ms", h.fetches ? h.total_ms / static_cast<double>(h.fetches) : 0.0},
-                   {"last_status", h.last_status},
-                   {"last_error", h.last_error}});
+  const FetchStage* stage = engine_.fetch_stage();
+  for (const auto& [name, h] : hosts_) {
+    json row = {{"host", name},
+                {"fetches", h.fetches},
+                {"errors", h.errors},
+                {"mean_ms", h.fetches ? h.total_ms / static_cast<double>(h.fetches) : 0.0},
+                {"last_status", h.last_status},
+                {"last_error", h.last_error},
+                {"in_flight", 0},
+                {"queued", 0},
+                {"delay", 0.0},
+                {"robots", "unknown"}};
+    if (std::optional<FetchStage::HostState> now = stage ? stage->host(name) : std::nullopt) {
+      row["in_flight"] = now->in_flight;
+      row["queued"] = now->queued;
+      row["delay"] = now->delay;
+      row["robots"] = now->robots;
+    }
+    out.push_back(std::move(row));
+  }
   return out;
 }
 

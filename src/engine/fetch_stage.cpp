@@ -70,6 +70,13 @@ bool FetchStage::idle() const noexcept {
   return held_.empty() && !politeness_.robots_pending();
 }
 
+std::optional<FetchStage::HostState> FetchStage::host(const std::string& host) const {
+  std::optional<Frontier::HostState> f = frontier_.host(host);
+  if (!f) return std::nullopt;
+  return HostState{f->queued, f->in_flight, std::chrono::duration<double>(f->delay).count(),
+                   std::string(politeness_.robots_state(host))};
+}
+
 void FetchStage::push(Dispatch d) {
   if (d.token != 0) {
     auto known = by_task_.find({d.task.project, d.task.taskid});

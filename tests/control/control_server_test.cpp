@@ -84,6 +84,7 @@ class ControlServerTest : public test::LoopTest {
     o.commit_interval = 0.05;
     o.exit_when_done = false;
     o.concurrency = 2;
+    o.hosts.obey_robots = true;  // the chain site's /robots.txt is a 404: everything allowed
     return o;
   }
 
@@ -184,6 +185,9 @@ TEST_F(ControlServerTest, ProjectsCountersAndQueuesDescribeTheRunningProject) {
     json h = hosts.value()["hosts"].at(0);
     EXPECT_EQ(h["fetches"], 32);  // 31 pages and /missing
     EXPECT_EQ(h["errors"], 1);
+    EXPECT_EQ(h["in_flight"], 0);
+    EXPECT_EQ(h["queued"], 0);
+    EXPECT_EQ(h["robots"], "known");
     Reply errors = co_await call("GET", "/api/errors");
     json e = errors.value()["errors"].at(0);
     EXPECT_EQ(e["status_code"], 404);
@@ -491,7 +495,8 @@ TEST_F(ControlServerTest, MetricsParseWithPrometheusOwnParserAndCountThePages) {
     has("gauge squall_tasks{project=chain,state=failed} 1.0");
     has("gauge squall_queue_depth{queue=fetching} 0.0");
     has("gauge squall_queue_depth{project=chain,queue=ready} 0.0");
-    has("counter squall_robots_txt_fetches_total{} 0.0");
+    has("counter squall_robots_txt_fetches_total{} 1.0");
+    has("counter squall_robots_txt_cache_hits_total{} 32.0");
     EXPECT_NE(r.out.find("histogram squall_event_loop_lag_seconds_count{} "), std::string::npos);
     EXPECT_NE(r.out.find("counter squall_fetched_bytes_total{project=chain} "), std::string::npos);
   });

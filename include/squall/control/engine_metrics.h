@@ -54,8 +54,9 @@ class EngineMetrics {
 
   // Pages fetched in all, by every project (for a pages/s rate).
   uint64_t pages() const noexcept { return pages_; }
-  // The per-host table: host, fetches, errors (no answer or an error status), mean ms, the last
-  // status and error; by host name.
+  // The per-host table, by host name: fetches, errors (no answer or an error status), mean_ms,
+  // last_status and last_error as fetches ended; in_flight, queued, delay (seconds) and robots
+  // (unknown, pending, known, unavailable) as the fetch stage holds the host now.
   nlohmann::json hosts() const;
   // The recent errors, newest first: time, project, taskid, url, status_code, error.
   nlohmann::json recent_errors() const;

@@ -97,6 +97,15 @@ class FetchStage {
   std::vector<std::pair<std::string, double>> slowest_hosts(size_t n) const {
     return politeness_.slowest_hosts(n);
   }
+  // One host as it stands (the frontier's counts and delay, its robots.txt state); nothing
+  // for a host the stage never held a task of.
+  struct HostState {
+    size_t queued = 0, in_flight = 0;
+    double delay = 0;    // seconds between the starts of its fetches
+    std::string robots;  // Politeness::robots_state
+  };
+  std::optional<HostState> host(const std::string& host) const;
+
   // Called when room() grows (a held task left).
   std::function<void()> on_room;
   // Asked before each held task is fetched: true when its owner takes it back instead (a
