@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <thread>
 
 #include "support/process.h"
@@ -34,10 +34,13 @@ std::string await_output(Process& p, std::string_view text) {
 
 // The port of the "Dashboard: http://127.0.0.1:N/" line, or 0.
 int dashboard_port(const std::string& out) {
-  std::smatch m;
-  if (!std::regex_search(out, m, std::regex("Dashboard: http://127\\.0\\.0\\.1:(\\d+)/\n")))
-    return 0;
-  return std::stoi(m[1]);
+  const std::string prefix = "Dashboard: http://127.0.0.1:";
+  size_t at = out.find(prefix);
+  if (at == std::string::npos) return 0;
+  at += prefix.size();
+  size_t end = out.find("/\n", at);
+  if (end == std::string::npos) return 0;
+  return std::atoi(out.substr(at, end - at).c_str());
 }
 
 test::CommandResult curl(const TempDir& dir, std::vector<std::string> args) {

@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <thread>
 
 #include "squall/http/client.h"
@@ -104,11 +104,11 @@ TEST_F(DashboardTest, ThePageShowsTheCrawlLiveAndItsPauseButtonStopsTheFetches) 
                             "0", "--per-host", "4", "--state", (work.path() / "c.db").string()},
                            work.path());
   int port = 0;
+  const std::string prefix = "Dashboard: http://127.0.0.1:";
   for (int i = 0; i < 600 && port == 0; ++i) {
-    std::smatch m;
     std::string out = crawl.output();
-    if (std::regex_search(out, m, std::regex("Dashboard: http://127\\.0\\.0\\.1:(\\d+)/")))
-      port = std::stoi(m[1]);
+    if (size_t at = out.find(prefix); at != std::string::npos)
+      port = std::atoi(out.c_str() + at + prefix.size());
     else
       std::this_thread::sleep_for(50ms);
   }
