@@ -358,6 +358,17 @@ int main(int argc, char** argv) {
                       "and take the links of its rendered DOM");
   crawl_cmd->add_option("--browsers", crawl.browsers, "browsers rendering at once, with --render")
       ->check(CLI::PositiveNumber);
+  crawl_cmd
+      ->add_option("--port", crawl.port,
+                   "serve the JSON API, /metrics and the dashboard on this port while the crawl "
+                   "runs, and after it until Ctrl-C (0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  crawl_cmd->add_option("--bind", crawl.bind,
+                        "the address --port listens on (default 127.0.0.1; another needs --auth)");
+  crawl_cmd->add_option("--auth", crawl.auth,
+                        "user:password: HTTP Basic auth on everything --port serves");
+  crawl_cmd->add_flag("--exit-when-done", crawl.exit_when_done,
+                      "with --port, leave as soon as the crawl ends instead of serving on");
 
   // `squall help [SUBCOMMAND]` is `squall [SUBCOMMAND] --help`; a word that names no
   // subcommand gets the nearest one suggested.

@@ -11,6 +11,7 @@
 #include "squall/browser/chromium.h"
 #include "squall/cli/crawl_command.h"
 #include "squall/cli/request_options.h"
+#include "squall/control/control_server.h"
 #include "squall/core.h"
 
 namespace squall::cli {
@@ -217,25 +218,62 @@ int run_crawl(const CrawlCommand& command, std::ostream& err, bool err_is_tty) {
   }
   Loop loop;
   std::optional<Crawler> crawler;
+  std::optional<ControlServer> control;
+  Event leave;  // Ctrl-C while serving after the crawl
+  bool crawl_ended = false;
+  bool summary_printed = false;
+  PeriodicCallback* progress_line = nullptr;
+  bool tty = err_is_tty && !command.quiet;
+  bool drawn = false;
   try {
-    crawler.emplace(crawler_options(command));
+    CrawlerOptions options = crawler_options(command);
+    if (command.port) {
+      ControlOptions co{.port = *command.port, .bind = command.bind, .auth = command.auth};
+      if (co.auth.empty() && co.bind != "127.0.0.1" && co.bind != "::1" && co.bind != "localhost")
+        throw InvalidArgumentError("crawl: --bind " + co.bind +
+                                   " serves beyond this machine: it needs --auth user:password");
+      if (!co.auth.empty() && co.auth.find(':') == std::string::npos)
+        throw InvalidArgumentError("crawl: --auth must be user:password");
+      options.attach = [&, co](Engine& engine) {
+        control.emplace(engine, co);
+        control->start();
+        err << (drawn ? "\r\033[K" : "") << "Dashboard: " << control->url() << "\n" << std::flush;
+      };
+      options.ended = [&](const CrawlSummary& summary) -> Task<void> {
+        crawl_ended = true;
+        if (!command.exit_when_done && !leave.is_set()) {
+          if (progress_line) progress_line->stop();
+          if (drawn) err << "\r\033[K";
+          drawn = false;
+          if (!command.quiet) print_summary(summary, 0, err);
+          summary_printed = true;
+          err << "Serving " << control->url() << " until Ctrl-C\n" << std::flush;
+          co_await leave.wait();
+        }
+        co_await control->stop();
+      };
+    }
+    crawler.emplace(std::move(options));
   } catch (const Error& e) {
     err << "squall crawl: " << e.what() << "\n";
     return kUsage;
   }
   int signal_seen = 0;
   SignalWatch signals(loop, [&](int sig) {
+    if (crawl_ended) {
+      leave.set();  // the crawl is over: only the serving ends
+      return;
+    }
     if (signal_seen) {
       // A second signal while stopping: leave at once (the state file is consistent).
       err << "\nsquall crawl: stopped\n";
       std::_Exit(128 + sig);
     }
     signal_seen = sig;
+    leave.set();
     crawler->stop();
   });
 
-  bool tty = err_is_tty && !command.quiet;
-  bool drawn = false;
   // At most ten redraws a second, only on a terminal.
   PeriodicCallback progress(
       [&] {
@@ -253,6 +291,7 @@ int run_crawl(const CrawlCommand& command, std::ostream& err, bool err_is_tty) {
         drawn = true;
       },
       std::chrono::milliseconds(100));
+  progress_line = &progress;
   if (tty) progress.start();
 
   CrawlSummary summary;
@@ -267,7 +306,7 @@ int run_crawl(const CrawlCommand& command, std::ostream& err, bool err_is_tty) {
   }
   progress.stop();
   if (drawn) err << "\r\033[K";
-  if (!command.quiet) print_summary(summary, signal_seen, err);
+  if (!command.quiet && !summary_printed) print_summary(summary, signal_seen, err);
   return crawl_exit_status(summary, signal_seen);
 }
 

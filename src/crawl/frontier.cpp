@@ -20,6 +20,13 @@ Frontier::Host* Frontier::find(std::string_view host) {
   return it == hosts_.end() ? nullptr : &table_[it->second];
 }
 
+std::optional<Frontier::HostState> Frontier::host(std::string_view host) const {
+  auto it = hosts_.find(std::string(host));
+  if (it == hosts_.end()) return std::nullopt;
+  const Host& h = table_[it->second];
+  return HostState{h.urls.size(), h.in_flight, h.delay, h.held};
+}
+
 void Frontier::schedule(uint32_t index, TimePoint now) {
   Host& h = table_[index];
   if (h.in_ready || h.held || h.urls.empty() || h.in_flight >= options_.per_host) return;

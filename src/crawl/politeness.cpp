@@ -14,6 +14,21 @@ const Politeness::Host* Politeness::find(const std::string& host) const {
   return it == hosts_.end() ? nullptr : &it->second;
 }
 
+std::string_view Politeness::robots_state(const std::string& host) const {
+  const Host* h = find(host);
+  switch (h ? h->robots : Robots::Unknown) {
+    case Robots::Unknown:
+      return "unknown";
+    case Robots::Pending:
+      return "pending";
+    case Robots::Known:
+      return "known";
+    case Robots::Unavailable:
+      return "unavailable";
+  }
+  return "unknown";
+}
+
 void Politeness::meet(const std::string& host, const Url& url) {
   if (!options_.obey_robots) return;
   Host& h = hosts_[host];

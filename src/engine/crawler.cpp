@@ -630,6 +630,7 @@ Task<CrawlSummary> Crawler::run() {
   };
   s.engine = std::make_unique<Engine>(std::move(e));
   s.engine->add_project(*s.project);
+  if (o.attach) o.attach(*s.engine);
 
   // The time limit: the engine stops, as with stop(), and the crawl says it timed out.
   TaskHandle<void> timer = spawn([](State& st) -> Task<void> {
@@ -645,13 +646,15 @@ Task<CrawlSummary> Crawler::run() {
   }
   timer.kill();
   co_await timer.join();
-  s.client->close();
   if (failure) {
+    s.client->close();
     s.engine.reset();
     std::rethrow_exception(failure);
   }
   s.summary.stopped = s.stop_requested && !s.summary.timed_out;
   s.fill_summary();
+  if (o.ended) co_await o.ended(s.summary);
+  s.client->close();
   s.engine.reset();  // closes the store: unlocks the state file
   co_return s.summary;
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct Engine::State {
   size_t in_flight = 0;        // dispatched, outcome not applied yet
   bool stopping = false;
   bool finish_sent = false;
+  bool running = false;          // run() between opening the store and returning
+  std::set<std::string> paused;  // projects update_project() set not to be dispatched
+  std::vector<FetchObserver> observers;
   EngineSummary summary;
 
   explicit State(EngineOptions o) : options(std::move(o)) {}
@@ -71,7 +75,7 @@ struct Engine::State {
       std::vector<Dispatch> batch;
       if (room > 0) batch = co_await scheduler->select(room);
       if (batch.empty()) {
-        if (in_flight == 0 && scheduler->idle() && stage->idle()) {
+        if (in_flight == 0 && scheduler->idle() && stage->idle() && !held_by_pause()) {
           if (!finish_sent) {
             finish_sent = true;
             std::vector<CrawlTask> finishing;
@@ -124,8 +128,27 @@ struct Engine::State {
     finished.set();
   }
 
+  // A task of a project paused since it was dispatched: back to its place, not fetched.
+  bool withdraw(const Dispatch& d) {
+    if (d.token == 0 || paused.empty() || !paused.contains(d.task.project)) return false;
+    if (options.hooks.parked) options.hooks.parked(d.task);
+    scheduler->put_back(d);
+    --in_flight;
+    wake.set();
+    return true;
+  }
+
+  // A project paused by update_project() with tasks left: the run waits for it.
+  bool held_by_pause() const {
+    for (const std::string& name : paused)
+      if (const TaskCounters* c = scheduler->project_counters(name))
+        if (c->totals()[static_cast<size_t>(CounterKind::Pending)] > 0) return true;
+    return false;
+  }
+
   // A fetched task to the processor's queue, waiting while it is full.
   Task<void> deliver(Dispatch d, FetchResult r) {
+    for (const FetchObserver& observe : observers) observe(d.task, r);
     Fetched f{std::move(d), std::move(r)};
     co_await process_queue->put(std::move(f));
   }
@@ -250,6 +273,48 @@ const FetchStage* Engine::fetch_stage() const noexcept {
 size_t Engine::in_flight() const noexcept {
   return state_->in_flight;
 }
+std::vector<std::string> Engine::projects() const {
+  std::vector<std::string> names;
+  for (const auto& [name, p] : state_->projects) names.push_back(name);
+  return names;
+}
+Fetcher* Engine::fetcher() noexcept {
+  return state_->fetcher.get();
+}
+size_t Engine::processing_queued() const noexcept {
+  return state_->process_queue ? state_->process_queue->qsize() : 0;
+}
+
+void Engine::observe_fetches(FetchObserver observer) {
+  state_->observers.push_back(std::move(observer));
+}
+
+Task<RequestCounts> Engine::request(std::vector<CrawlTask> tasks) {
+  State& s = *state_;
+  if (!s.scheduler) throw InvalidStateError("engine: tasks were added before run() started");
+  RequestCounts c = co_await s.scheduler->request(std::move(tasks));
+  s.summary.follows += c.inserted + c.restarted;
+  s.wake.set();
+  if (!s.running) co_await s.scheduler->commit();
+  co_return c;
+}
+
+Task<bool> Engine::update_project(ProjectInfo info) {
+  State& s = *state_;
+  auto it = s.projects.find(info.name);
+  if (it == s.projects.end() || !s.scheduler) co_return false;
+  info.updatetime = s.now();
+  it->second.info = info;
+  co_await s.store->put_project(info);
+  co_await s.scheduler->add_project(info, it->second.handler->retry_delay);
+  if (info.active())
+    s.paused.erase(info.name);
+  else
+    s.paused.insert(info.name);
+  s.wake.set();
+  if (!s.running) co_await s.scheduler->commit();
+  co_return true;
+}
 
 void Engine::stop() noexcept {
   state_->stopping = true;
@@ -275,6 +340,7 @@ Task<EngineSummary> Engine::run() {
       [&s](Dispatch d, FetchResult r) { return s.deliver(std::move(d), std::move(r)); },
       [&s](Dispatch d, const UnavailableHost&) { s.park(std::move(d)); });
   s.stage->on_room = [&s] { s.wake.set(); };
+  s.stage->withdraw = [&s](const Dispatch& d) { return s.withdraw(d); };
   s.stage->on_robots = s.options.hooks.robots;
   if (s.options.hooks.opened) co_await s.options.hooks.opened(*s.store);
   s.process_queue = std::make_unique<Queue<Fetched>>(std::max<size_t>(1, s.options.queue_size));
@@ -289,6 +355,7 @@ Task<EngineSummary> Engine::run() {
   }
   co_await s.request(std::move(starts));
   co_await s.commit();
+  s.running = true;
 
   std::vector<TaskHandle<void>> workers;
   for (size_t i = 0; i < std::max<size_t>(1, s.options.concurrency); ++i)
@@ -305,6 +372,7 @@ Task<EngineSummary> Engine::run() {
   }
   for (TaskHandle<void>& w : workers) w.kill();
   for (TaskHandle<void>& w : workers) co_await w.join();
+  s.running = false;
   if (killed) std::rethrow_exception(killed);
   if (s.failure) std::rethrow_exception(s.failure);
   co_await s.commit();

@@ -70,6 +70,13 @@ bool FetchStage::idle() const noexcept {
   return held_.empty() && !politeness_.robots_pending();
 }
 
+std::optional<FetchStage::HostState> FetchStage::host(const std::string& host) const {
+  std::optional<Frontier::HostState> f = frontier_.host(host);
+  if (!f) return std::nullopt;
+  return HostState{f->queued, f->in_flight, std::chrono::duration<double>(f->delay).count(),
+                   std::string(politeness_.robots_state(host))};
+}
+
 void FetchStage::push(Dispatch d) {
   if (d.token != 0) {
     auto known = by_task_.find({d.task.project, d.task.taskid});
@@ -162,11 +169,21 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host) {
     if (!host.empty()) frontier_.release(host, Loop::time());
     co_return;
   }
+  if (withdraw && withdraw(it->second.dispatch)) {
+    if (it->second.dispatch.token != 0)
+      by_task_.erase({it->second.dispatch.task.project, it->second.dispatch.task.taskid});
+    held_.erase(it);
+    if (!host.empty()) frontier_.release(host, Loop::time());
+    wake_.set();
+    left();
+    co_return;
+  }
   ++in_flight_;
   FetchResult r;
   bool disallowed = false;
   if (it->second.robots && it->second.url) {
     RobotsMatch m = politeness_.allows(host, *it->second.url);
+    ++robots_hits_;
     if (!m.allowed) {
       disallowed = true;
       const CrawlTask& t = it->second.dispatch.task;
@@ -207,6 +224,7 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host) {
 
 Task<void> FetchStage::fetch_robots(std::string host) {
   const Url* url = politeness_.robots_fetch_started(host);
+  ++robots_fetches_;
   FetchResult r;
   auto like = robots_like_.find(host);
   if (url && like != robots_like_.end()) {

@@ -486,4 +486,82 @@ Task<void> SqliteStore::set_meta(std::string key, std::string value) {
   co_return;
 }
 
+// The filters run over a window of at most kBrowseScan rows after the cursor, so a rare status
+// costs a bounded read per page instead of a scan of the whole project; `+project` keeps SQLite
+// on the rowid order rather than the taskid index, which would have to be sorted.
+Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
+                                                      std::optional<TaskStatus> status,
+                                                      std::string url_contains, int64_t after,
+                                                      size_t limit) {
+  TaskPage page;
+  int64_t id = db_->project_id(project, false);
+  if (id < 0 || limit == 0) co_return page;
+  SqliteStatement s = db_->file->prepare(
+      (std::string("SELECT ") + kTaskColumns +
+       ", r FROM (SELECT rowid AS r, * FROM tasks WHERE +project = ?1 AND rowid > ?2 ORDER BY "
+       "rowid "
+       "LIMIT ?3) WHERE (?4 = 0 OR status = ?4) AND (?5 = '' OR instr(url, ?5) > 0) LIMIT ?6")
+          .c_str());
+  s.bind(1, id)
+      .bind(2, after)
+      .bind(3, static_cast<int64_t>(kBrowseScan))
+      .bind(4, status ? static_cast<int>(*status) : 0)
+      .bind(5, url_contains)
+      .bind(6, static_cast<int64_t>(limit));
+  int64_t last = after;
+  while (s.step("browse tasks")) {
+    last = s.int64(16);
+    page.tasks.push_back(db_->read_task(s, project).task);
+  }
+  if (page.tasks.size() == limit) {
+    page.next = last;
+  } else {
+    // Short: either the window ran out (go on after it) or the table did (the end).
+    SqliteStatement w = db_->file->prepare(
+        "SELECT count(*), max(r) FROM (SELECT rowid AS r FROM tasks WHERE +project = ?1 AND "
+        "rowid > ?2 ORDER BY rowid LIMIT ?3)");
+    w.bind(1, id).bind(2, after).bind(3, static_cast<int64_t>(kBrowseScan));
+    if (w.step("browse tasks")) {
+      if (static_cast<size_t>(w.int64(0)) == kBrowseScan) page.next = w.int64(1);
+      w.reset();
+    }
+  }
+  co_return page;
+}
+
+Task<SqliteStore::ResultPage> SqliteStore::browse_results(std::string project,
+                                                          std::string url_contains, int64_t after,
+                                                          size_t limit) {
+  ResultPage page;
+  if (limit == 0) co_return page;
+  SqliteStatement s = db_->file->prepare(
+      "SELECT r, taskid, url, result, updatetime FROM (SELECT rowid AS r, * FROM results WHERE "
+      "project = ?1 AND rowid > ?2 ORDER BY rowid LIMIT ?3) WHERE ?4 = '' OR instr(url, ?4) > 0 "
+      "LIMIT ?5");
+  s.bind(1, project)
+      .bind(2, after)
+      .bind(3, static_cast<int64_t>(kBrowseScan))
+      .bind(4, url_contains)
+      .bind(5, static_cast<int64_t>(limit));
+  int64_t last = after;
+  while (s.step("browse results")) {
+    last = s.int64(0);
+    page.results.push_back(
+        TaskResult{s.text(1), s.text(2), parse_or(s.text_view(3), json()), s.real(4)});
+  }
+  if (page.results.size() == limit) {
+    page.next = last;
+  } else {
+    SqliteStatement w = db_->file->prepare(
+        "SELECT count(*), max(r) FROM (SELECT rowid AS r FROM results WHERE project = ?1 AND "
+        "rowid > ?2 ORDER BY rowid LIMIT ?3)");
+    w.bind(1, project).bind(2, after).bind(3, static_cast<int64_t>(kBrowseScan));
+    if (w.step("browse results")) {
+      if (static_cast<size_t>(w.int64(0)) == kBrowseScan) page.next = w.int64(1);
+      w.reset();
+    }
+  }
+  co_return page;
+}
+
 }  // namespace squall

@@ -54,6 +54,12 @@ struct CrawlCommand {
   bool quiet = false;
   bool render = false;  // every page rendered in headless Chromium
   size_t browsers = 2;  // with render
+  // The control plane (control/control_server.h): with a port, the API and the dashboard are
+  // served while the crawl runs and, unless exit_when_done, after it until Ctrl-C.
+  std::optional<uint16_t> port;
+  std::string bind = "127.0.0.1";
+  std::string auth;  // user:password
+  bool exit_when_done = false;
 };
 
 // The crawler's options for a command line (proxies from the environment unless --proxy);
@@ -64,7 +70,9 @@ CrawlerOptions crawler_options(const CrawlCommand& command);
 // table above gives it.
 int crawl_exit_status(const CrawlSummary& summary, int signal);
 
-// Runs the crawl on a loop of its own, with a progress line on `err` when `err_is_tty`.
+// Runs the crawl on a loop of its own, with a progress line on `err` when `err_is_tty`. With a
+// port it prints "Dashboard: URL" at the start; once the crawl has ended it prints the summary
+// and serves on until Ctrl-C (or SIGTERM), when the exit status is the crawl's.
 int run_crawl(const CrawlCommand& command, std::ostream& err, bool err_is_tty);
 
 // The summary printed at the end. Its first line says how the crawl ended: "Done in N seconds,

@@ -77,6 +77,14 @@ class Frontier {
   size_t in_flight() const noexcept { return in_flight_; }
   size_t hosts() const noexcept { return hosts_.size(); }
 
+  // One host as it stands, for a status page; nothing for a host never pushed.
+  struct HostState {
+    size_t queued = 0, in_flight = 0;
+    Duration delay{};   // between the starts of its fetches
+    bool held = false;  // waiting for its robots.txt
+  };
+  std::optional<HostState> host(std::string_view host) const;
+
  private:
   struct Host {
     std::string name;

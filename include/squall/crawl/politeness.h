@@ -108,6 +108,10 @@ class Politeness {
   // failures in a row reach kFailureThreshold.
   void fetched(const std::string& host, bool transient_failure, double elapsed_ms, TimePoint now);
 
+  // Where a host's robots.txt stands: "unknown" (not asked for), "pending" (being fetched or
+  // waiting for a retry), "known" (its rules apply) or "unavailable" (given up on).
+  std::string_view robots_state(const std::string& host) const;
+
   // Up to `n` hosts with fetches, by mean time per fetch, slowest first: (host, mean ms).
   std::vector<std::pair<std::string, double>> slowest_hosts(size_t n) const;
 

@@ -64,6 +64,9 @@
 
 namespace squall {
 
+class Engine;
+struct CrawlSummary;
+
 struct CrawlerOptions {
   std::vector<std::string> start_urls;
   CrawlScope scope = CrawlScope::Prefix;
@@ -127,6 +130,13 @@ struct CrawlerOptions {
   // page link_filter sees has its title and link count only after its last link.
   std::function<void(const CrawledPage&)> on_page;
   std::function<bool(const Url& link, const CrawledPage& from)> link_filter;
+
+  // For a program that watches the crawl (squall crawl --port): `attach` is called with the
+  // engine once it is made, before it runs; `ended` is awaited once the crawl has ended and its
+  // summary is known, before the engine, its HTTP client and its store close, so that what
+  // attached may go on serving them until it returns. Neither is called when the run fails.
+  std::function<void(Engine&)> attach;
+  std::function<Task<void>(const CrawlSummary&)> ended;
 };
 
 struct CrawlSummary {

@@ -38,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "squall/core/task.h"
 #include "squall/engine/fetch_stage.h"
@@ -62,7 +63,8 @@ struct EngineHooks {
   // page limit).
   std::function<bool(const CrawlTask&)> may_dispatch;
   // Each task the fetch stage gave back because its host is unavailable (it stays active in
-  // the store for a later run): a task may_dispatch counted is not going to be fetched after all.
+  // the store for a later run) or its project was paused (update_project) before its fetch: a
+  // task may_dispatch counted is not going to be fetched after all.
   std::function<void(const CrawlTask&)> parked;
   // Each robots.txt that answered (FetchStage::on_robots).
   std::function<void(const std::string& host, const FetchResult&)> robots;
@@ -120,7 +122,27 @@ class Engine {
   Scheduler* scheduler() noexcept;
   SqliteStore* store() noexcept;
   const FetchStage* fetch_stage() const noexcept;
-  size_t in_flight() const noexcept;  // dispatched, outcome not in yet
+  Fetcher* fetcher() noexcept;
+  std::vector<std::string> projects() const;  // the names of the projects added
+  size_t in_flight() const noexcept;          // dispatched, outcome not in yet
+  size_t processing_queued() const noexcept;  // fetched, waiting for the processor
+
+  // --- what a control plane (control/control_server.h) does once run() has opened the store.
+  // These stay usable after run() returned, for as long as the engine lives: then each change
+  // is committed at once, for the next run.
+  // Takes tasks in as follows are (Scheduler::request) and wakes the dispatcher.
+  [[nodiscard]] Task<RequestCounts> request(std::vector<CrawlTask> tasks);
+  // Sets an added project's status, rate and burst in the scheduler and the store, acting on
+  // the next dispatch. A project set so to a status that is not dispatched (STOP, TODO,
+  // CHECKING) while it has tasks pending holds run() open where it would have ended as done,
+  // until it runs again or stop() is called. Its tasks already handed to the fetch stage go
+  // back to their places unfetched; those being fetched finish. False for a project the engine
+  // does not run.
+  [[nodiscard]] Task<bool> update_project(ProjectInfo info);
+  // Called with every task the fetch stage hands on, as it leaves it (robots.txt refusals
+  // included), before the processor sees it. Must not wait or throw.
+  using FetchObserver = std::function<void(const CrawlTask&, const FetchResult&)>;
+  void observe_fetches(FetchObserver observer);
 
  private:
   struct State;

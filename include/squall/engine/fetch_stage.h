@@ -89,12 +89,28 @@ class FetchStage {
   size_t in_flight() const noexcept { return in_flight_; }
   const std::vector<UnavailableHost>& unavailable() const noexcept { return unavailable_; }
   uint64_t robots_retried() const noexcept { return robots_retried_; }  // robots.txt tries again
+  // robots.txt fetches (each try), and pages decided by a robots.txt already held (its cache's
+  // hits).
+  uint64_t robots_fetches() const noexcept { return robots_fetches_; }
+  uint64_t robots_hits() const noexcept { return robots_hits_; }
   // Up to `n` hosts by mean time per fetch, slowest first (host, mean ms).
   std::vector<std::pair<std::string, double>> slowest_hosts(size_t n) const {
     return politeness_.slowest_hosts(n);
   }
+  // One host as it stands (the frontier's counts and delay, its robots.txt state); nothing
+  // for a host the stage never held a task of.
+  struct HostState {
+    size_t queued = 0, in_flight = 0;
+    double delay = 0;    // seconds between the starts of its fetches
+    std::string robots;  // Politeness::robots_state
+  };
+  std::optional<HostState> host(const std::string& host) const;
+
   // Called when room() grows (a held task left).
   std::function<void()> on_room;
+  // Asked before each held task is fetched: true when its owner takes it back instead (a
+  // project paused meanwhile), and it leaves the stage unfetched.
+  std::function<bool(const Dispatch&)> withdraw;
   // Called with each robots.txt that answered with a status: what a program reads of it beside
   // the rules (its Sitemap lines).
   std::function<void(const std::string& host, const FetchResult& robots)> on_robots;
@@ -125,6 +141,8 @@ class FetchStage {
   std::unordered_map<std::string, int> robots_tries_;
   std::vector<UnavailableHost> unavailable_;
   uint64_t robots_retried_ = 0;
+  uint64_t robots_fetches_ = 0;
+  uint64_t robots_hits_ = 0;
   int64_t next_id_ = 0;
   size_t in_flight_ = 0;
   Event wake_;

@@ -61,6 +61,24 @@ class SqliteStore final : public TaskStore, public ProjectStore, public ResultSt
   Task<std::optional<std::string>> meta(std::string key) override;
   Task<void> set_meta(std::string key, std::string value) override;
 
+  // Browsing (the control plane): a page at a time in the order rows were stored, after a
+  // cursor (0: from the start). A filter (a status; text the URL contains) never makes a page
+  // read more than kBrowseScan rows: a page may come short, with `next` set to go on from
+  // where it stopped. `next` is 0 once nothing is left.
+  static constexpr size_t kBrowseScan = 20'000;
+  struct TaskPage {
+    std::vector<CrawlTask> tasks;
+    int64_t next = 0;
+  };
+  Task<TaskPage> browse_tasks(std::string project, std::optional<TaskStatus> status,
+                              std::string url_contains, int64_t after, size_t limit);
+  struct ResultPage {
+    std::vector<TaskResult> results;
+    int64_t next = 0;
+  };
+  Task<ResultPage> browse_results(std::string project, std::string url_contains, int64_t after,
+                                  size_t limit);
+
   const std::filesystem::path& path() const noexcept;
 
  private:

@@ -1,0 +1,16 @@
+// dashboard: the control plane's one page (HTML, CSS and JavaScript together, nothing fetched
+// from elsewhere), served at / by ControlServer.
+//
+// It reads the JSON API and the /api/live WebSocket feed: the projects with their status,
+// rate/burst controls and 5m/1h/1d/all progress bars; a pages/s chart and the queue sizes,
+// updated every second; the per-host table; the recent errors, each linking to its task; and
+// task and result browsers with search, a page at a time.
+#pragma once
+
+#include <string_view>
+
+namespace squall {
+
+std::string_view dashboard_page() noexcept;
+
+}  // namespace squall

@@ -1,0 +1,225 @@
+// The dashboard in a real browser: Debian's headless Chromium, driven through the DevTools
+// protocol by squall's own WebSocket client, loads the page of a running `squall crawl --port`,
+// sees the counters move and the chart drawn, presses Pause and sees the fetches stop (the
+// server's log says so, and the site's access log stops growing), and saves a screenshot
+// (test-artifacts/dashboard.png in the test's working directory).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "squall/http/client.h"
+#include "squall/http/websocket_client.h"
+#include "squall/url/base64.h"
+#include "support/loop_fixture.h"
+#include "support/process.h"
+#include "support/site.h"
+#include "support/squall_command.h"
+
+namespace squall {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// Runtime.evaluate's parameters, and the value it returned (GCC 12 cannot build these braced
+// initializers inside a coroutine).
+json evaluate(const std::string& expression) {
+  return {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}};
+}
+json value_of(const json& reply) {
+  return reply["result"].value("value", json());
+}
+
+// One page's DevTools session.
+class DevTools {
+ public:
+  explicit DevTools(http::WebSocket ws) : ws_(std::move(ws)) {}
+
+  // Sends a command and returns its result (events that come meanwhile are dropped).
+  Task<json> call(std::string method, json params = json::object()) {
+    int id = ++next_id_;
+    json command = {{"id", id}, {"method", method}, {"params", params}};
+    co_await ws_.write_message(command.dump());
+    for (;;) {
+      std::optional<http::WsMessage> m = co_await ws_.read_message();
+      if (!m) throw std::runtime_error("DevTools closed during " + method);
+      json reply = json::parse(m->data);
+      if (!reply.contains("id") || reply["id"] != id) continue;
+      if (reply.contains("error")) throw std::runtime_error(method + ": " + reply["error"].dump());
+      co_return reply["result"];
+    }
+  }
+
+  // The value of a JavaScript expression in the page.
+  Task<json> eval(std::string expression) {
+    json r = co_await call("Runtime.evaluate", evaluate(expression));
+    co_return value_of(r);
+  }
+
+  Task<void> close() { co_await ws_.close(); }
+
+ private:
+  http::WebSocket ws_;
+  int next_id_ = 0;
+};
+
+// Headless Chromium with a scratch profile; the DevTools port it chose.
+struct Chromium {
+  test::TempDir profile;
+  test::Process process;
+  int port = 0;
+
+  Chromium() {
+    // The same Chromium the browser layer renders with, kept off the network as it is: no
+    // background traffic, and no name but loopback resolves.
+    process = test::Process::start({"chromium-headless-shell",
+                                    "--headless",
+                                    "--no-sandbox",
+                                    "--disable-gpu",
+                                    "--no-first-run",
+                                    "--no-default-browser-check",
+                                    "--disable-extensions",
+                                    "--disable-background-networking",
+                                    "--disable-component-update",
+                                    "--disable-sync",
+                                    "--disable-breakpad",
+                                    "--disable-crash-reporter",
+                                    "--disable-domain-reliability",
+                                    "--disable-client-side-phishing-detection",
+                                    "--no-pings",
+                                    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+                                    "--remote-debugging-port=0",
+                                    "--window-size=1400,1500",
+                                    "--user-data-dir=" + profile.path().string(),
+                                    "about:blank"});
+    for (int i = 0; i < 600 && port == 0; ++i) {
+      std::ifstream in(profile.path() / "DevToolsActivePort");
+      if (!(in >> port)) port = 0;
+      if (port == 0) std::this_thread::sleep_for(50ms);
+    }
+  }
+};
+
+int total_hits(const test::GeneratedSite& site) {
+  int n = 0;
+  for (const auto& [path, count] : site.hits()) n += count;
+  return n;
+}
+
+class DashboardTest : public test::LoopTest {};
+
+TEST_F(DashboardTest, ThePageShowsTheCrawlLiveAndItsPauseButtonStopsTheFetches) {
+  // 1,000 pages at 40 a second: the crawl runs for about 25 s, long enough to watch and pause.
+  test::GeneratedSite site(1000, 40);
+  test::TempDir work;
+  test::Process crawl =
+      test::Process::start({test::squall_binary(), "crawl", site.origin + "/index.html", "--port",
+                            "0", "--per-host", "4", "--state", (work.path() / "c.db").string()},
+                           work.path());
+  int port = 0;
+  const std::string prefix = "Dashboard: http://127.0.0.1:";
+  for (int i = 0; i < 600 && port == 0; ++i) {
+    std::string out = crawl.output();
+    if (size_t at = out.find(prefix); at != std::string::npos)
+      port = std::atoi(out.c_str() + at + prefix.size());
+    else
+      std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_GT(port, 0) << crawl.output();
+  std::string dashboard = "http://127.0.0.1:" + std::to_string(port) + "/";
+  Chromium chromium;
+  ASSERT_GT(chromium.port, 0) << chromium.process.output();
+
+  auto body = [&]() -> Task<void> {
+    http::HttpResponse list = co_await http::HttpClient::shared().fetch(
+        "http://127.0.0.1:" + std::to_string(chromium.port) + "/json/list");
+    std::string target;
+    for (const json& t : json::parse(list.body))
+      if (t.contains("type") && t["type"] == "page") target = t["webSocketDebuggerUrl"];
+    if (target.empty()) throw std::runtime_error("no page target: " + list.body);
+    DevTools page(co_await http::websocket_connect(target));
+    co_await page.call("Page.enable");
+    json navigate = {{"url", dashboard}};
+    co_await page.call("Page.navigate", navigate);
+
+    // The live feed's updates come in and the page count grows between them.
+    int updates = 0, first_pages = -1, pages = -1;
+    for (int i = 0; i < 400; ++i) {
+      json u = co_await page.eval("+(document.body.dataset.updates || 0)");
+      json p = co_await page.eval("+(document.body.dataset.pages || -1)");
+      // Null while the page is still loading.
+      updates = u.is_number() ? u.get<int>() : 0;
+      pages = p.is_number() ? p.get<int>() : -1;
+      if (updates >= 1 && first_pages < 0) first_pages = pages;
+      if (updates >= 10 && pages > first_pages) break;
+      co_await sleep(100ms);
+    }
+    EXPECT_GE(updates, 10);
+    EXPECT_GT(pages, first_pages) << "the page count did not move";
+    // The chart has a line: pixels of its blue (#3b6fd8).
+    json line_pixels = co_await page.eval(R"((() => {
+        const c = document.getElementById("chart");
+        const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4)
+          if (d[i + 3] > 0 && d[i] < 110 && d[i + 2] > 170) n++;
+        return n;
+      })())");
+    EXPECT_GT(line_pixels.is_number() ? line_pixels.get<int>() : 0, 100);
+    json status = co_await page.eval(
+        R"(document.querySelector('#projects tr[data-name="crawl"] .status').textContent)");
+    EXPECT_EQ(status, "RUNNING");
+    json bars = co_await page.eval(R"(document.querySelectorAll("#projects .bar").length)");
+    EXPECT_EQ(bars, 4);  // 5m, 1h, 1d, all
+    co_await page.eval("loadTasks(0)");
+    co_await sleep(300ms);
+    json task_rows = co_await page.eval(R"(document.querySelectorAll("#tasks tbody tr").length)");
+    EXPECT_GT(task_rows.is_number() ? task_rows.get<int>() : 0, 1);
+
+    json png_format = {{"format", "png"}};
+    json shot = co_await page.call("Page.captureScreenshot", png_format);
+    std::optional<std::string> png = forgiving_base64_decode(shot["data"].get<std::string>());
+    EXPECT_TRUE(png && png->starts_with("\x89PNG"));
+    if (png) {
+      std::filesystem::create_directories("test-artifacts");
+      std::ofstream("test-artifacts/dashboard.png", std::ios::binary) << *png;
+    }
+
+    // Pause: the server says so, and once the fetches in flight have ended no more come.
+    co_await page.eval(
+        R"(document.querySelector('#projects tr[data-name="crawl"] .pause').click())");
+    for (int i = 0; i < 100 && !test::contains(crawl.output(), "project crawl set to STOP"); ++i)
+      co_await sleep(100ms);
+    EXPECT_TRUE(test::contains(crawl.output(), "control: project crawl set to STOP"))
+        << crawl.output();
+    int before = -1, after = total_hits(site);
+    for (int i = 0; i < 20 && before != after; ++i) {
+      before = after;
+      co_await sleep(500ms);
+      after = total_hits(site);
+    }
+    co_await sleep(1s);
+    EXPECT_EQ(total_hits(site), after) << "fetches went on after the pause";
+    EXPECT_LT(after, 900) << "the crawl ended before the pause";
+    for (int i = 0; i < 30; ++i) {
+      status = co_await page.eval(
+          R"(document.querySelector('#projects tr[data-name="crawl"] .status').textContent)");
+      if (status == "STOP") break;
+      co_await sleep(100ms);
+    }
+    EXPECT_EQ(status, "STOP");
+    co_await page.close();
+    http::HttpClient::shared().close();
+  };
+  run(body(), 120s);
+  // Stopped while paused: the crawl was not over, so Ctrl-C ends it as a stopped crawl.
+  EXPECT_EQ(test::exit_status(crawl.stop(SIGINT)), 130) << crawl.output();
+}
+
+}  // namespace
+}  // namespace squall
