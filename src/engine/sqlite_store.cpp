@@ -497,7 +497,7 @@ Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
   int64_t id = db_->project_id(project, false);
   if (id < 0 || limit == 0) co_return page;
   SqliteStatement s = db_->file->prepare(
-      (std::string("SELECT ") + kTaskColumns +
+      (std::string("SELECT ") + detail::kTaskColumns +
        ", r FROM (SELECT rowid AS r, * FROM tasks WHERE +project = ?1 AND rowid > ?2 ORDER BY "
        "rowid "
        "LIMIT ?3) WHERE (?4 = 0 OR status = ?4) AND (?5 = '' OR instr(url, ?5) > 0) LIMIT ?6")
@@ -511,7 +511,7 @@ Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
   int64_t last = after;
   while (s.step("browse tasks")) {
     last = s.int64(16);
-    page.tasks.push_back(db_->read_task(s, project).task);
+    page.tasks.push_back(detail::read_task_row(SqliteRow{s}, project).task);
   }
   if (page.tasks.size() == limit) {
     page.next = last;
