@@ -10,6 +10,7 @@ follows, messages, result, logs and exception of the callback, as pyspider's pro
 import json
 import logging
 import os
+import signal
 import sys
 import time
 import traceback
@@ -79,6 +80,13 @@ class _LogHandler(logging.Handler):
             self.runner.logs.add(self.format(record) + "\n")
 
 
+def _on_interrupt(signum, frame):
+    import _squall_runtime
+    message = _squall_runtime.interrupt_due()
+    if message:
+        raise ProcessTimeLimit(message)
+
+
 def _load(project, path):
     with open(path, "rb") as f:
         source = f.read()
@@ -95,16 +103,18 @@ def _load(project, path):
 
 
 def _user_traceback(exc):
-    """The traceback of `exc` from the script's frames on (this runtime's own left out)."""
-    tb = exc.__traceback__
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) in _OWN_FILES:
-        tb = tb.tb_next
-    return "".join(traceback.format_exception(type(exc), exc, tb))
+    """The traceback of `exc` with the script's frames only (this runtime's left out)."""
+    report = traceback.TracebackException(type(exc), exc, exc.__traceback__)
+    frames = [f for f in report.stack if os.path.abspath(f.filename) not in _OWN_FILES]
+    report.stack = traceback.StackSummary.from_list(frames)
+    return "".join(report.format())
 
 
 def start(project, path, debugger=False):
     """(runner, None), or (None, the error's text) when the script does not load."""
     try:
+        import _squall_runtime
+        signal.signal(_squall_runtime.SIGNAL, _on_interrupt)
         handler_class = _load(project, path)
         handler_class.project_name = project
         if debugger:

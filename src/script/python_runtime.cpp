@@ -38,6 +38,12 @@ constexpr json::error_handler_t kReplace = json::error_handler_t::replace;
 
 std::atomic<bool> loaded_once{false};
 
+// The signal that interrupts a callback: one of the real-time signals, which nothing else in
+// squall uses.
+int interrupt_signal() {
+  return SIGRTMIN + 5;
+}
+
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -137,9 +143,8 @@ struct PythonRuntime::Impl {
 
   // The interpreter's objects (its thread only).
   PyObject* runner = nullptr;
-  PyObject* time_limit_error = nullptr;
 
-  static std::atomic<Impl*> live;
+  static std::atomic<Impl*> live;  // the one runtime, for _squall_runtime
 
   explicit Impl(PythonRuntimeOptions o)
       : options(std::move(o)),
@@ -151,13 +156,17 @@ struct PythonRuntime::Impl {
   void run(PythonJob& job);
   ProcessOutput output_of(const PythonJob& job, const std::string& answer, bool answered) const;
 
-  // Asks the interpreter to raise ProcessTimeLimit in job `id` if it still runs it:
-  // Py_AddPendingCall needs neither the GIL nor a thread state, so the loop never waits here.
+  // Asks the interpreter to raise ProcessTimeLimit in job `id` if it still runs it: a signal
+  // to its thread (pthread_kill neither waits nor needs the GIL), whose Python handler asks
+  // interrupt_due() and raises. A signal, not Py_AddPendingCall, because CPython 3.11 sets the
+  // eval breaker for a pending call only when its caller is the interpreter's main thread,
+  // and because a signal also ends a time.sleep() or a blocking read early.
   void interrupt(uint64_t id) {
     interrupt_id.store(id);
-    Py_AddPendingCall(&raise_time_limit, nullptr);
+    pthread_kill(thread.native_handle(), interrupt_signal());
   }
-  static int raise_time_limit(void*);
+  // The message of the exception to raise in the callback that runs, or "" for none.
+  std::string interrupt_due();
 
   // Loop side: fires at the job's time limit, counted from when the interpreter took it.
   void arm(const std::shared_ptr<PythonJob>& job, double after);
@@ -165,27 +174,50 @@ struct PythonRuntime::Impl {
 
 std::atomic<PythonRuntime::Impl*> PythonRuntime::Impl::live{nullptr};
 
-// Runs on the interpreter's thread, between two bytecodes, with the GIL.
-int PythonRuntime::Impl::raise_time_limit(void*) {
-  Impl* self = live.load();
-  if (!self) return 0;
-  uint64_t id = self->interrupt_id.exchange(0);
-  uint64_t running;
-  double limit;
-  bool stopping;
-  {
-    std::lock_guard lock(self->mutex);
-    running = self->running;
-    limit = self->running_limit;
-    stopping = self->stopping;
-  }
-  if (id == 0 || id != running) return 0;
-  std::string message = stopping ? std::string("squall is stopping: the callback was interrupted")
-                                 : "the callback ran past its process_time_limit of " +
-                                       std::to_string(static_cast<long long>(limit)) + " s";
-  PyErr_SetString(self->time_limit_error, message.c_str());
-  return -1;
+std::string PythonRuntime::Impl::interrupt_due() {
+  uint64_t id = interrupt_id.exchange(0);
+  std::lock_guard lock(mutex);
+  if (id == 0 || id != running) return {};
+  if (stopping) return "squall is stopping: the callback was interrupted";
+  return "the callback ran past its process_time_limit of " +
+         std::to_string(static_cast<long long>(running_limit)) + " s";
 }
+
+namespace {
+
+// The interpreter's built-in module _squall_runtime: SIGNAL, the signal interrupt() sends, and
+// interrupt_due(), the message of the time limit to raise (None when none is due).
+PyObject* interrupt_due(PyObject*, PyObject*) {
+  PythonRuntime::Impl* self = PythonRuntime::Impl::live.load();
+  std::string message = self ? self->interrupt_due() : std::string();
+  if (message.empty()) Py_RETURN_NONE;
+  return PyUnicode_FromStringAndSize(message.data(), static_cast<Py_ssize_t>(message.size()));
+}
+
+PyMethodDef runtime_methods[] = {
+    {"interrupt_due", interrupt_due, METH_NOARGS, "the time limit's message, or None"},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef runtime_module = {PyModuleDef_HEAD_INIT,
+                              "_squall_runtime",
+                              nullptr,
+                              -1,
+                              runtime_methods,
+                              nullptr,
+                              nullptr,
+                              nullptr,
+                              nullptr};
+
+PyObject* init_runtime_module() {
+  PyObject* module = PyModule_Create(&runtime_module);
+  if (module && PyModule_AddIntConstant(module, "SIGNAL", interrupt_signal()) != 0) {
+    Py_DECREF(module);
+    return nullptr;
+  }
+  return module;
+}
+
+}  // namespace
 
 void PythonRuntime::Impl::main() {
   std::string error = start_interpreter();
@@ -197,13 +229,19 @@ void PythonRuntime::Impl::main() {
   wake.notify_all();
   if (error.empty()) serve();
   Py_CLEAR(runner);
-  Py_CLEAR(time_limit_error);
   if (Py_IsInitialized()) Py_FinalizeEx();
 }
 
 // Starts CPython on this thread (which becomes its main thread: the one pending calls run on)
 // and loads the script; the error's text, or "" when it loaded.
 std::string PythonRuntime::Impl::start_interpreter() {
+  // Only the interrupting signal reaches this thread (see load()).
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, interrupt_signal());
+  pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+  if (PyImport_AppendInittab("_squall_runtime", &init_runtime_module) != 0)
+    return "Python did not start: its built-in module table is full";
   PyConfig config;
   PyConfig_InitPythonConfig(&config);
   config.install_signal_handlers = 0;  // signals are the loop's (a signalfd)
@@ -228,11 +266,10 @@ std::string PythonRuntime::Impl::start_interpreter() {
   PyObject* module = PyImport_ImportModule("squall_runtime");
   if (!module)
     return "squall's pyspider package (" + package_dir + ") did not load:\n" + python_error();
-  time_limit_error = PyObject_GetAttrString(module, "ProcessTimeLimit");
   PyObject* started = PyObject_CallMethod(module, "start", "ssi", options.project.c_str(),
                                           script.c_str(), options.debugger ? 1 : 0);
   Py_DECREF(module);
-  if (!time_limit_error || !started) {
+  if (!started) {
     Py_XDECREF(started);
     return python_error();
   }

@@ -17,9 +17,11 @@
 //   Handler, else the last one it defines) gives the project's retry_delay, crawl_config and
 //   @every jobs; they are read once, when the script loads.
 // - A callback has process_time_limit seconds (the task's `process.process_time_limit`, else
-//   `time_limit`): then the loop asks the interpreter (Py_AddPendingCall, which needs no GIL) to
-//   raise ProcessTimeLimit (a BaseException) in it, and the task fails. The interpreter checks
-//   between bytecodes, so a callback inside one long C call (time.sleep, a huge regex) is
+//   `time_limit`): then the loop sends the interpreter's thread a signal (SIGRTMIN+5, with
+//   pthread_kill: no waiting, no GIL), whose handler raises ProcessTimeLimit (a BaseException, so
+//   `except Exception` does not swallow it) in the callback, and the task fails. The handler runs
+//   between two bytecodes, and a blocking call such as time.sleep() is ended early by it; a
+//   callback inside one long C call that does not check for signals (a huge regex) is
 //   interrupted when that call returns.
 // - The start task is on_start without force_update: on_start runs the first time the project
 //   runs in a store, and not again on later runs (pyspider's `data:,on_start` task).
