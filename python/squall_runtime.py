@@ -16,12 +16,13 @@ import time
 import traceback
 import types
 
-from pyspider.libs import base_handler
+from pyspider.libs import base_handler, response as response_module
 from pyspider.libs.base_handler import BaseHandler, run_func
 from pyspider.libs.response import Response
 
 MAX_LOG_BYTES = 64 * 1024
-_OWN_FILES = (os.path.abspath(__file__), os.path.abspath(base_handler.__file__))
+_OWN_FILES = tuple(os.path.abspath(m.__file__) for m in (sys.modules[__name__], base_handler,
+                                                          response_module))
 
 
 class ProcessTimeLimit(BaseException):
