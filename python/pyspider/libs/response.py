@@ -54,6 +54,26 @@ def _known(encoding):
         return None
 
 
+_LINK_ATTRIBUTES = {"a": "href", "link": "href", "script": "src", "img": "src", "iframe": "src"}
+
+
+def _make_links_absolute(root, base_url):
+    """PyQuery's make_links_absolute (the same elements, attributes and skipped schemes) in one
+    pass over the tree, each distinct value joined once: several times faster on a page of
+    thousands of links, which is what every response.doc pays for."""
+    from urllib.parse import urljoin
+    joined = {}
+    for element in root.iter(*_LINK_ATTRIBUTES):
+        attribute = _LINK_ATTRIBUTES[element.tag]
+        value = element.get(attribute)
+        if value is None or value.startswith(("tel:", "callto:", "sms:")):
+            continue
+        absolute = joined.get(value)
+        if absolute is None:
+            absolute = joined[value] = urljoin(base_url, value.strip())
+        element.set(attribute, absolute)
+
+
 class Response:
     """A fetch result as pyspider's Response shows it.
 
@@ -158,9 +178,8 @@ class Response:
     def doc(self):
         if "_doc" not in self.__dict__:
             from pyquery import PyQuery
-            doc = PyQuery(self.etree)
-            doc.make_links_absolute(self.url)
-            self._doc = doc
+            _make_links_absolute(self.etree, self.url)
+            self._doc = PyQuery(self.etree)
         return self._doc
 
     # --- status ------------------------------------------------------------------------------
