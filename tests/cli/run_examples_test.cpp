@@ -63,7 +63,7 @@ TEST(RunExamples, RecrawlAsksEveryTickAndFetchesOnlyWhatAgeAndItagAllow) {
   RunPeer site;
   TempDir work;
   test::CommandResult r =
-      run_example(work, site, "recrawl.py", {"--timeout", "4.5"}, {{"EVERY_SECONDS", "1"}});
+      run_example(work, site, "recrawl.py", {"--timeout", "8"}, {{"EVERY_SECONDS", "1"}});
   EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_EQ(site.requests_for("/page/news").size(), 1u);
   EXPECT_EQ(site.requests_for("/page/today").size(), 1u);

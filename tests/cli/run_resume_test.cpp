@@ -110,9 +110,9 @@ TEST(RunResume, TimeoutEndsTheRunWithStatus3AndTheSameCommandResumes) {
   RunPeer site;
   TempDir work;
   constexpr int kPages = 60;
-  work.write("chain.py", chain_project(site.origin, kPages, 0.1));
+  work.write("chain.py", chain_project(site.origin, kPages, 0.15));
   test::CommandResult first =
-      test::squall_run(work, "chain.py", {"--results", "out.jsonl", "--timeout", "1.5"});
+      test::squall_run(work, "chain.py", {"--results", "out.jsonl", "--timeout", "4"});
   EXPECT_EQ(first.status, 3) << first.err;
   EXPECT_TRUE(contains(first.err, "Timed out after")) << first.err;
   EXPECT_TRUE(contains(first.err, "run the same command again to resume")) << first.err;
