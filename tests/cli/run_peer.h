@@ -3,6 +3,7 @@
 #pragma once
 
 #include <sqlite3.h>
+#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,12 @@
 
 namespace squall::test {
 
+// Under ASan, the `squall run` processes this test starts from now on suppress the leaks of
+// the embedded interpreter and its extension modules (run_lsan.supp), and only those.
+inline void suppress_interpreter_leaks() {
+  ::setenv("LSAN_OPTIONS", "suppressions=" SQUALL_SOURCE_DIR "/tests/cli/run_lsan.supp", 1);
+}
+
 // run_peer.py on a free port; requests() reads back what it was asked.
 struct RunPeer {
   TempDir dir;
@@ -24,6 +31,7 @@ struct RunPeer {
   Process process;
 
   RunPeer() {
+    suppress_interpreter_leaks();
     process = Process::start({"/usr/bin/python3", SQUALL_SOURCE_DIR "/tests/cli/run_peer.py",
                               std::to_string(port), (dir.path() / "requests.jsonl").string()});
     wait_for_port(port, "run_peer.py", &process);
@@ -56,6 +64,7 @@ inline std::string with_origin(std::string script, const std::string& origin) {
 // Runs `squall run NAME.py ARGS...` in `work` (where the script is) to its end.
 inline CommandResult squall_run(const TempDir& work, const std::string& script_name,
                                 std::vector<std::string> args = {}) {
+  suppress_interpreter_leaks();
   std::vector<std::string> argv = {squall_binary(), "run", script_name};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_command(argv, work.path());
