@@ -60,8 +60,13 @@ _LINK_ATTRIBUTES = {"a": "href", "link": "href", "script": "src", "img": "src", 
 def _make_links_absolute(root, base_url):
     """PyQuery's make_links_absolute (the same elements, attributes and skipped schemes) in one
     pass over the tree, each distinct value joined once: several times faster on a page of
-    thousands of links, which is what every response.doc pays for."""
+    thousands of links, which is what every response.doc pays for. Unlike pyspider, a
+    <base href> is honoured, as browsers do."""
     from urllib.parse import urljoin
+    for base in root.iter("base"):
+        if base.get("href"):
+            base_url = urljoin(base_url, base.get("href").strip())
+            break
     joined = {}
     for element in root.iter(*_LINK_ATTRIBUTES):
         attribute = _LINK_ATTRIBUTES[element.tag]
@@ -80,8 +85,8 @@ class Response:
     `text` decodes `content` by `encoding`: the charset the Content-Type header declares, else
     the page's <meta charset> (or http-equiv) in its first 4 KiB, else UTF-8 when the bytes are
     UTF-8, else windows-1252 (what browsers fall back to). Setting `encoding` re-decodes. `doc`
-    (a PyQuery object with its links made absolute against `url`) and `etree` (lxml.html) are
-    built on first use only.
+    (a PyQuery object with its links made absolute against `url`, or the page's <base href>)
+    and `etree` (lxml.html) are built on first use only.
     """
 
     def __init__(self, status_code=599, url="", orig_url="", headers=None, cookies=None,
