@@ -254,15 +254,16 @@ std::string PythonRuntime::Impl::start_interpreter() {
   const char* env = std::getenv("SQUALL_PYTHON_PATH");
   std::string package_dir = env && *env ? env : SQUALL_PYTHON_DIR;
   std::filesystem::path script = std::filesystem::absolute(options.script);
+  // squall's package first (it is what `pyspider` means), the script's folder last, so that a
+  // script named like a module it uses (pyquery.py) does not hide that module.
   PyObject* path = PySys_GetObject("path");  // borrowed
-  for (const std::string& dir : {script.parent_path().string(), package_dir}) {
-    PyObject* item = PyUnicode_DecodeFSDefault(dir.c_str());
-    if (!path || !item || PyList_Insert(path, 0, item) != 0) {
-      Py_XDECREF(item);
-      return python_error();
-    }
-    Py_DECREF(item);
-  }
+  PyObject* package = PyUnicode_DecodeFSDefault(package_dir.c_str());
+  PyObject* folder = PyUnicode_DecodeFSDefault(script.parent_path().c_str());
+  bool added = path && package && folder && PyList_Insert(path, 0, package) == 0 &&
+               PyList_Append(path, folder) == 0;
+  Py_XDECREF(package);
+  Py_XDECREF(folder);
+  if (!added) return python_error();
   PyObject* module = PyImport_ImportModule("squall_runtime");
   if (!module)
     return "squall's pyspider package (" + package_dir + ") did not load:\n" + python_error();

@@ -12,8 +12,8 @@
 //   blocking it) and is resumed through the loop's call_soon_threadsafe when the callback is
 //   done. Nothing on the loop waits on Python.
 // - The script sees squall's `pyspider` package first on sys.path (python/pyspider in the
-//   source tree, or the folder in $SQUALL_PYTHON_PATH), then the script's own folder, then the
-//   system's packages (pyquery, lxml). Its Handler class (the BaseHandler subclass named
+//   source tree, or the folder in $SQUALL_PYTHON_PATH), then the system's packages (pyquery,
+//   lxml), then the script's own folder (last, so a script named pyquery.py hides nothing). Its Handler class (the BaseHandler subclass named
 //   Handler, else the last one it defines) gives the project's retry_delay, crawl_config and
 //   @every jobs; they are read once, when the script loads.
 // - A callback has process_time_limit seconds (the task's `process.process_time_limit`, else
