@@ -13,9 +13,10 @@
 //   done. Nothing on the loop waits on Python.
 // - The script sees squall's `pyspider` package first on sys.path (python/pyspider in the
 //   source tree, or the folder in $SQUALL_PYTHON_PATH), then the system's packages (pyquery,
-//   lxml), then the script's own folder (last, so a script named pyquery.py hides nothing). Its Handler class (the BaseHandler subclass named
-//   Handler, else the last one it defines) gives the project's retry_delay, crawl_config and
-//   @every jobs; they are read once, when the script loads.
+//   lxml), then the script's own folder (last, so a script named pyquery.py hides nothing).
+//   Its Handler class (the BaseHandler subclass named Handler, else the last one it defines)
+//   gives the project's retry_delay, crawl_config and @every jobs; they are read once, when the
+//   script loads.
 // - A callback has process_time_limit seconds (the task's `process.process_time_limit`, else
 //   `time_limit`): then the loop sends the interpreter's thread a signal (SIGRTMIN+5, with
 //   pthread_kill: no waiting, no GIL), whose handler raises ProcessTimeLimit (a BaseException, so
