@@ -23,8 +23,8 @@
 #include "squall/engine/processor.h"
 #include "squall/url/url.h"
 
-#ifndef SQUALL_PYTHON_DIR
-#error "SQUALL_PYTHON_DIR names the folder of squall's pyspider package"
+#if !defined(SQUALL_PYTHON_DIR) || !defined(SQUALL_PYTHON_HOME)
+#error "SQUALL_PYTHON_DIR names squall's pyspider package, SQUALL_PYTHON_HOME libpython's prefix"
 #endif
 
 namespace squall {
@@ -246,7 +246,10 @@ std::string PythonRuntime::Impl::start_interpreter() {
   PyConfig_InitPythonConfig(&config);
   config.install_signal_handlers = 0;  // signals are the loop's (a signalfd)
   config.parse_argv = 0;
-  PyStatus status = Py_InitializeFromConfig(&config);
+  // The standard library and site-packages of the libpython squall links (Debian's), not of
+  // whichever python3 comes first on PATH (a pyenv or a virtualenv of another build).
+  PyStatus status = PyConfig_SetBytesString(&config, &config.home, SQUALL_PYTHON_HOME);
+  if (!PyStatus_Exception(status)) status = Py_InitializeFromConfig(&config);
   PyConfig_Clear(&config);
   if (PyStatus_Exception(status))
     return std::string("Python did not start: ") + (status.err_msg ? status.err_msg : "?");
