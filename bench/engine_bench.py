@@ -19,8 +19,20 @@ serves it with nginx pinned to core 1, then runs, pinned to core 0, concurrency 
 Reported per crawler: pages/s, CPU microseconds (user + system) per page, peak RSS. Both parse
 with libxml2 (parsel uses lxml), so the parse is a floor that neither goes below.
 
+The python part serves the same site and runs, pinned to core 0 as the others (the loop and the
+interpreter's thread share it), concurrency 64, robots.txt ignored as Scrapy does:
+  squall run           a pyspider script whose callback builds response.doc (PyQuery), takes the
+                       title and five fields by CSS selector and follows the links beneath the
+                       root, each a result; it catches status code errors, as the spider takes
+                       every response (else the site's 404s would fail ten tasks in a row and
+                       pause the project for five minutes, pyspider's rule)
+  squall run (no-op)   a script whose on_start asks for every page of the site and whose
+                       callbacks touch nothing: the engine plus the Python boundary
+  scrapy               bench/engine_scrapy.py as in the project part
+Reported as the project part is.
+
 Run by scripts/bench.py (`make bench SUITE=engine`) as
-    python3 bench/engine_bench.py --build build/release [--tasks N] [--only scale,project]
+    python3 bench/engine_bench.py --build build/release [--tasks N] [--only scale,project,python]
 """
 import argparse
 import json
@@ -78,6 +90,97 @@ def project_part(build, pages, scrapy_pages):
     return results
 
 
+PYQUERY_PROJECT = """
+from pyspider.libs.base_handler import *
+
+BASE = "{base}"
+
+
+class Handler(BaseHandler):
+    def on_start(self):
+        self.crawl(BASE, callback=self.page, retries=0)
+
+    @catch_status_code_error
+    def page(self, response):
+        doc = response.doc
+        for each in doc("a[href]").items():
+            url = each.attr.href.split("#")[0]
+            if url.startswith(BASE):
+                self.crawl(url, callback=self.page, retries=0)
+        return {{
+            "url": response.url,
+            "title": doc("title").text(),
+            "h1": doc("h1").text(),
+            "first_link": doc("a").eq(0).text(),
+            "links": len(doc("a")),
+            "charset": doc("meta[charset]").attr("charset"),
+            "x_links": len(doc("a.x")),
+        }}
+"""
+
+NOOP_PROJECT = """
+from pyspider.libs.base_handler import *
+
+
+class Handler(BaseHandler):
+    def on_start(self):
+        for i in range({pages}):
+            self.crawl("{base}p/%d.html" % i, callback=self.page, retries=0)
+
+    def page(self, response):
+        pass
+"""
+
+
+def stored_successes(db):
+    import sqlite3
+    with sqlite3.connect(db) as c:
+        return c.execute("SELECT count(*) FROM tasks WHERE status = 2 AND url LIKE 'http%'") \
+            .fetchone()[0]
+
+
+def python_part(build, pages, scrapy_pages):
+    """pyspider scripts under `squall run` and the Scrapy spider on one site: {name: figures}."""
+    squall = os.path.abspath(os.path.join(build, "squall"))
+    if not os.path.exists(squall):
+        sys.exit(f"engine bench: {squall} is missing; build the squall_command target")
+    work = tempfile.mkdtemp(prefix="squall-engine-bench-", dir=crawl_bench.scratch_dir())
+    nginx = None
+    results = {}
+    try:
+        base, nginx, _ = crawl_bench.serve_site(work, pages)
+        for name, script in (("squall run", PYQUERY_PROJECT), ("squall run (no-op)", NOOP_PROJECT)):
+            stem = "noop_project" if "no-op" in name else "doc_project"
+            with open(os.path.join(work, stem + ".py"), "w") as f:
+                f.write(script.format(base=base, pages=pages))
+            log(f"crawling with {name}")
+            run = crawl_bench.Run(stem, [squall, "run", stem + ".py", "--results", stem + ".jsonl",
+                                         "--concurrency", "64", "--per-host", "64",
+                                         "--ignore-robots", "-q"], work, limit=1200)
+            if run.status != 0:
+                raise BenchError(f"squall run exited with {run.status}:\n{run.stderr[-2000:]}")
+            results[name] = crawl_bench.figures(run, stored_successes(
+                os.path.join(work, stem + ".db")))
+            log(f"{name}: {json.dumps(results[name])}")
+        log("crawling with Scrapy")
+        run = crawl_bench.Run("scrapy", [crawl_bench.DEBIAN_PYTHON,
+                                         os.path.join(HERE, "engine_scrapy.py"), base,
+                                         "--jsonl", os.path.join(work, "s.jsonl"),
+                                         "--concurrency", "64", "--max-pages",
+                                         str(scrapy_pages)], work, limit=600)
+        if run.status != 0:
+            raise BenchError(f"engine_scrapy.py exited with {run.status}:\n{run.stderr[-2000:]}")
+        results["scrapy"] = crawl_bench.figures(run, run.last_json()["responses"])
+        log(f"scrapy: {json.dumps(results['scrapy'])}")
+    except BenchError as e:
+        sys.exit(f"engine bench: {e}")
+    finally:
+        if nginx is not None:
+            stop(nginx)
+        shutil.rmtree(work, ignore_errors=True)
+    return results
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build/release", help="the release build tree")
@@ -86,7 +189,7 @@ def main():
     ap.add_argument("--site-pages", type=int, default=20_000,
                     help="pages in the project part's generated site")
     ap.add_argument("--scrapy-pages", type=int, default=2_000, help="Scrapy's cap")
-    ap.add_argument("--only", default="scale,project", help="the parts to run")
+    ap.add_argument("--only", default="scale,project,python", help="the parts to run")
     args = ap.parse_args()
     parts = set(args.only.split(","))
     cases = []
@@ -94,6 +197,11 @@ def main():
         results = project_part(args.build, args.site_pages, args.scrapy_pages)
         cases += crawl_bench.crawl_cases(
             f"handler project extracting title and links with selectors, "
+            f"{args.site_pages}-page site, concurrency 64", results)
+    if "python" in parts:
+        results = python_part(args.build, args.site_pages, args.scrapy_pages)
+        cases += crawl_bench.crawl_cases(
+            f"pyspider project: response.doc, title and five CSS fields, follows, "
             f"{args.site_pages}-page site, concurrency 64", results)
     if "scale" not in parts:
         print(json.dumps(cases, indent=1))

@@ -11,6 +11,7 @@
 #include "squall/cli/fetch_command.h"
 #include "squall/cli/links_command.h"
 #include "squall/cli/robots_command.h"
+#include "squall/cli/run_command.h"
 #include "squall/cli/serve_command.h"
 #include "squall/cli/url_command.h"
 #include "squall/cli/version.h"
@@ -370,6 +371,42 @@ int main(int argc, char** argv) {
   crawl_cmd->add_flag("--exit-when-done", crawl.exit_when_done,
                       "with --port, leave as soon as the crawl ends instead of serving on");
 
+  squall::cli::RunCommand run;
+  std::vector<std::string> run_args;
+  auto* run_cmd = app.add_subcommand(
+      "run",
+      "Run a pyspider project script on squall's engine: scheduler, fetcher, processor and\n"
+      "result worker in one process (pyspider's `all`). The project is named after the file;\n"
+      "its tasks and results stay in --db, so the same command resumes, and on_start runs on\n"
+      "the first run only. robots.txt is obeyed unless --ignore-robots.\n"
+      "Exit status: 0 no task left active (and no @every job), 3 --timeout, 130 Ctrl-C (both\n"
+      "resumable), 2 the script did not load or a usage error, 1 the store could not be used.\n"
+      "--debug PROJECT.py URL [--callback NAME] runs one step (pyspider's debugger): fetches\n"
+      "URL, runs the callback (index_page unless named; URL on_start runs on_start) and prints\n"
+      "the follows, result, messages and logs, changing no store.\n"
+      "Examples:\n"
+      "  squall run tutorial.py --results results.jsonl\n"
+      "  squall run tutorial.py --timeout 600 --concurrency 32 --per-host 8\n"
+      "  squall run --debug tutorial.py http://127.0.0.1:8000/ --callback index_page\n"
+      "  sqlite3 tutorial.db 'select taskid, url, status from tasks limit 10'");
+  run_cmd->add_option("PROJECT.py [URL]", run_args, "the project script (and, with --debug, a URL)")
+      ->required()
+      ->expected(1, 2);
+  run_cmd->add_option("--db", run.db, "the SQLite file of its tasks and results (PROJECT.db)");
+  run_cmd->add_option("--results", run.results,
+                      "write a JSON line per result here (pyspider's dump format)");
+  run_cmd->add_option("--timeout", run.timeout, "seconds, then stop (exit 3; the command resumes)");
+  run_cmd->add_flag("--ignore-robots", run.ignore_robots, "do not fetch or obey robots.txt");
+  run_cmd->add_option("-c,--concurrency", run.concurrency, "fetches in flight")
+      ->capture_default_str();
+  run_cmd->add_option("--per-host", run.per_host, "fetches in flight per host")
+      ->capture_default_str();
+  run_cmd->add_option("--user-agent", run.user_agent, "User-Agent and robots.txt token")
+      ->capture_default_str();
+  run_cmd->add_flag("-q,--quiet", run.quiet, "no progress line and no summary");
+  run_cmd->add_flag("--debug", run.debug, "run one step: fetch URL, run one callback, print");
+  run_cmd->add_option("--callback", run.callback, "with --debug: the callback (index_page)");
+
   // `squall help [SUBCOMMAND]` is `squall [SUBCOMMAND] --help`; a word that names no
   // subcommand gets the nearest one suggested.
   std::vector<std::string> args(argv, argv + argc);
@@ -410,5 +447,16 @@ int main(int argc, char** argv) {
   }
   if (crawl_cmd->parsed())
     return squall::cli::run_crawl(crawl, std::cerr, isatty(STDERR_FILENO) != 0);
+  if (run_cmd->parsed()) {
+    run.script = run_args.at(0);
+    if (run_args.size() > 1) {
+      if (!run.debug) {
+        std::cerr << "squall run: a URL after the script is for --debug\n";
+        return 2;
+      }
+      run.debug_url = run_args[1];
+    }
+    return squall::cli::run_project(run, std::cout, std::cerr, isatty(STDERR_FILENO) != 0);
+  }
   return 2;
 }

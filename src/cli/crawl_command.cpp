@@ -1,7 +1,5 @@
 // `squall crawl`: a loop, the crawler, a progress line on a terminal, signals, the summary.
 #include <signal.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +9,7 @@
 #include "squall/browser/chromium.h"
 #include "squall/cli/crawl_command.h"
 #include "squall/cli/request_options.h"
+#include "squall/cli/signal_watch.h"
 #include "squall/control/control_server.h"
 #include "squall/core.h"
 
@@ -30,38 +29,6 @@ std::string human_bytes(uint64_t n) {
   std::snprintf(out, sizeof out, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
   return out;
 }
-
-// SIGINT and SIGTERM read from a signalfd watched by the loop, so the crawler stops between
-// two steps of its own rather than inside a signal handler.
-class SignalWatch {
- public:
-  SignalWatch(Loop& loop, std::function<void(int)> on_signal) : loop_(loop) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigprocmask(SIG_BLOCK, &set, &previous_);
-    fd_ = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (fd_ >= 0)
-      loop_.add_handler(fd_, IoEvents::Read, [this, on_signal](IoEvents) {
-        signalfd_siginfo info;
-        while (::read(fd_, &info, sizeof info) == sizeof info)
-          on_signal(static_cast<int>(info.ssi_signo));
-      });
-  }
-  ~SignalWatch() {
-    if (fd_ >= 0) {
-      loop_.remove_handler(fd_);
-      ::close(fd_);
-    }
-    sigprocmask(SIG_SETMASK, &previous_, nullptr);
-  }
-
- private:
-  Loop& loop_;
-  int fd_ = -1;
-  sigset_t previous_;
-};
 
 // The statuses wget gives for the same causes (its manual's "Exit Status").
 enum Status : int {

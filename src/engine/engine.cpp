@@ -35,9 +35,9 @@ Duration seconds(double s) {
 struct Engine::State {
   EngineOptions options;
   struct Project {
-    Handler* handler;
+    ProjectRuntime* runtime;
     ProjectInfo info;
-    std::unique_ptr<Processor> processor;
+    std::unique_ptr<Processor> processor;  // the runtime of a project added as a Handler
   };
   std::map<std::string, Project> projects;
 
@@ -166,7 +166,7 @@ struct Engine::State {
     for (;;) {
       Fetched f = co_await process_queue->get();
       auto it = projects.find(f.dispatch.task.project);
-      ProcessOutput out = it->second.processor->process(f.dispatch, std::move(f.result));
+      ProcessOutput out = co_await it->second.runtime->process(f.dispatch, std::move(f.result));
       // The follows, the outcome and the result are applied with no commit between them.
       co_await request(std::move(out.follows));
       bool ok = out.status.ok;
@@ -194,7 +194,7 @@ struct Engine::State {
     for (;;) {
       std::optional<int64_t> next;
       for (auto& [name, p] : projects)
-        if (std::optional<int64_t> at = next_cron_tick(p.handler->cron_jobs(), last))
+        if (std::optional<int64_t> at = next_cron_tick(p.runtime->cron_jobs(), last))
           next = next ? std::min(*next, *at) : *at;
       if (!next) co_return;
       if (double wait = static_cast<double>(*next) - now(); wait > 0) co_await sleep(seconds(wait));
@@ -204,7 +204,7 @@ struct Engine::State {
         const ProjectInfo* info = scheduler->project(name);
         if (!info || !info->active()) continue;
         bool due = false;
-        for (const CronJob& job : p.handler->cron_jobs())
+        for (const CronJob& job : p.runtime->cron_jobs())
           due = due || cron_due(job.every, last, tick);
         if (!due) continue;
         ++in_flight;
@@ -255,9 +255,15 @@ ProjectInfo Engine::running() {
 }
 
 void Engine::add_project(Handler& handler, ProjectInfo info) {
-  info.name = handler.project();
+  auto processor = std::make_unique<Processor>(handler);
+  add_project(*processor, std::move(info));
+  state_->projects[handler.project()].processor = std::move(processor);
+}
+
+void Engine::add_project(ProjectRuntime& runtime, ProjectInfo info) {
+  info.name = runtime.project();
   std::string name = info.name;
-  state_->projects[name] = State::Project{&handler, std::move(info), nullptr};
+  state_->projects[name] = State::Project{&runtime, std::move(info), nullptr};
 }
 
 Scheduler* Engine::scheduler() noexcept {
@@ -306,7 +312,7 @@ Task<bool> Engine::update_project(ProjectInfo info) {
   info.updatetime = s.now();
   it->second.info = info;
   co_await s.store->put_project(info);
-  co_await s.scheduler->add_project(info, it->second.handler->retry_delay);
+  co_await s.scheduler->add_project(info, it->second.runtime->retry_delay());
   if (info.active())
     s.paused.erase(info.name);
   else
@@ -347,11 +353,10 @@ Task<EngineSummary> Engine::run() {
 
   std::vector<CrawlTask> starts;
   for (auto& [name, p] : s.projects) {
-    p.processor = std::make_unique<Processor>(*p.handler);
     p.info.updatetime = s.now();
     co_await s.store->put_project(p.info);
-    co_await s.scheduler->add_project(p.info, p.handler->retry_delay);
-    starts.push_back(Processor::start_task(name));
+    co_await s.scheduler->add_project(p.info, p.runtime->retry_delay());
+    starts.push_back(p.runtime->start_task());
   }
   co_await s.request(std::move(starts));
   co_await s.commit();

@@ -70,7 +70,11 @@ CrawlTask Processor::cron_task(const std::string& project, int64_t tick, int64_t
   return t;
 }
 
-ProcessOutput Processor::process(const Dispatch& d, FetchResult fetched) {
+Task<ProcessOutput> Processor::process(const Dispatch& d, FetchResult fetched) {
+  co_return run(d, std::move(fetched));
+}
+
+ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched) {
   auto started = std::chrono::steady_clock::now();
   ProcessOutput out;
   json fetch_track = fetched.track();

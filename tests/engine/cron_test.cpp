@@ -71,7 +71,7 @@ TEST(Cron, TheProcessorRunsTheJobsDueAtTheTickAndOnlyThose) {
   // (59, 120]: the minute (60, 120) and seven (63, ...) are due; the hour and the broken clock
   // (every 5: 60, 65, ...) too, but the broken one throws.
   Dispatch d{Processor::cron_task("clocks", 120, 59), 0};
-  ProcessOutput out = processor.process(d, fetched(d.task));
+  ProcessOutput out = processor.run(d, fetched(d.task));
   EXPECT_EQ(h.ran, (std::vector<std::string>{"minute", "seven", "broken"}));
   ASSERT_EQ(out.follows.size(), 1u);
   EXPECT_EQ(out.follows[0].url, "data:,minute");
@@ -82,7 +82,7 @@ TEST(Cron, TheProcessorRunsTheJobsDueAtTheTickAndOnlyThose) {
   // One second later nothing is due but the jobs whose multiple it is.
   h.ran.clear();
   Dispatch next{Processor::cron_task("clocks", 126, 125), 0};
-  ProcessOutput quiet = processor.process(next, fetched(next.task));
+  ProcessOutput quiet = processor.run(next, fetched(next.task));
   EXPECT_EQ(h.ran, (std::vector<std::string>{"seven"}));
   EXPECT_TRUE(quiet.status.ok);
   EXPECT_TRUE(quiet.follows.empty());
@@ -93,7 +93,7 @@ TEST(Cron, APyspiderTickWithoutItsPredecessorIsOneSecondAfterIt) {
   Processor processor(h);
   Dispatch d{Processor::cron_task("clocks", 120, 0), 0};
   d.task.fetch["save"] = {{"tick", 120}};  // as pyspider's scheduler sends it
-  processor.process(d, fetched(d.task));
+  processor.run(d, fetched(d.task));
   EXPECT_EQ(h.ran, (std::vector<std::string>{"minute", "broken"}));  // 120 % 7 != 0
 }
 

@@ -44,6 +44,7 @@
 #include "squall/engine/fetch_stage.h"
 #include "squall/engine/fetcher.h"
 #include "squall/engine/handler.h"
+#include "squall/engine/project_runtime.h"
 #include "squall/engine/project_store.h"
 #include "squall/engine/scheduler.h"
 #include "squall/engine/sqlite_store.h"
@@ -110,6 +111,9 @@ class Engine {
   // Adds a project run by `handler` (it must outlive the engine). `info`'s name is the
   // handler's; its status (RUNNING unless set), rate and burst are used.
   void add_project(Handler& handler, ProjectInfo info = running());
+  // Adds a project run by `runtime` (project_runtime.h; it must outlive the engine), whose
+  // process() the engine awaits for each of its fetched tasks.
+  void add_project(ProjectRuntime& runtime, ProjectInfo info = running());
   static ProjectInfo running();  // RUNNING, with no rate limit
 
   // Opens the store, starts every project and runs until done (or stop()). Throws squall::Error

@@ -1,8 +1,11 @@
 // Processor: runs a project's handler on a fetched task, as pyspider's processor does.
 //
 //   Processor processor(handler);
-//   ProcessOutput out = processor.process(dispatch, std::move(fetched));
+//   ProcessOutput out = processor.run(dispatch, std::move(fetched));
 //   // out.follows to the scheduler, out.result to the result worker, out.status back
+//
+// It is the engine's ProjectRuntime for a C++ Handler (project_runtime.h): process() runs the
+// callback in place, on the loop, and is done when it returns.
 //
 // The task's callback (its `process.callback`) gets the Response. Four callbacks are the
 // engine's own, as in pyspider: "on_start" runs Handler::on_start, "_on_message" delivers a
@@ -22,22 +25,23 @@
 
 #include "squall/engine/fetcher.h"
 #include "squall/engine/handler.h"
+#include "squall/engine/project_runtime.h"
 #include "squall/engine/result_store.h"
 #include "squall/engine/scheduler.h"
 
 namespace squall {
 
-struct ProcessOutput {
-  StatusPack status;
-  std::vector<CrawlTask> follows;  // send_message's messages are tasks of their projects
-  std::optional<TaskResult> result;
-};
-
-class Processor {
+class Processor : public ProjectRuntime {
  public:
   explicit Processor(Handler& handler) : handler_(handler) {}
 
-  ProcessOutput process(const Dispatch& dispatch, FetchResult fetched);
+  // The callback's output, at once.
+  ProcessOutput run(const Dispatch& dispatch, FetchResult fetched);
+
+  const std::string& project() const override { return handler_.project(); }
+  RetryDelays retry_delay() const override { return handler_.retry_delay; }
+  const std::vector<CronJob>& cron_jobs() const override { return handler_.cron_jobs(); }
+  [[nodiscard]] Task<ProcessOutput> process(const Dispatch& dispatch, FetchResult fetched) override;
 
   // The task that starts a project: its on_start, once per run.
   static CrawlTask start_task(const std::string& project);

@@ -1,0 +1,48 @@
+// `squall run PROJECT.py`: a pyspider project script on the engine, the whole pipeline in one
+// process (pyspider's `all`).
+//
+// - The project's name is the script's stem; its state (tasks, project, counters, results) is
+//   in --db (PROJECT.db in the current folder unless given), so a rerun resumes: on_start runs
+//   on the first run only, a changed script is picked up (its retry_delay, crawl_config and
+//   @every jobs are read when it loads; tasks already in the store keep the options they were
+//   made with until they are crawled again, as in pyspider).
+// - --results OUT.jsonl: a JSON line per result, pyspider's dump format {"taskid", "url",
+//   "result", "updatetime"}; a later line for a taskid replaces an earlier one.
+// - Exit status: 0 when no task is left active and the script has no @every job (with one, the
+//   run goes on until --timeout or Ctrl-C); 3 --timeout ended it; 130 (143) Ctrl-C (SIGTERM)
+//   stopped it; in both the same command resumes. 2 the script did not load (its Python error
+//   is printed) or a flag is wrong; 1 the run could not go on (the store cannot be opened, or
+//   is another program's).
+// - robots.txt is obeyed unless --ignore-robots (then only tasks crawled with robots_txt=True
+//   obey it), which differs from pyspider, whose robots_txt is off by default.
+// - --debug PROJECT.py URL [--callback NAME]: pyspider's "run one step": fetches URL, runs the
+//   callback (index_page unless named; on_start's crawl() calls when the URL is `on_start`) and
+//   prints the follows, the result, the messages and the logs, changing no store.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace squall::cli {
+
+struct RunCommand {
+  std::string script;
+  std::string db;       // PROJECT.db when empty
+  std::string results;  // JSON lines export; none when empty
+  std::optional<double> timeout;
+  bool ignore_robots = false;
+  size_t concurrency = 10;
+  size_t per_host = 2;
+  std::string user_agent = "squall-crawler/1.0";
+  bool quiet = false;
+  bool debug = false;
+  std::string debug_url;
+  std::string callback;  // with --debug
+};
+
+// Runs the project (or, with --debug, one step of it) on a loop of its own, with a progress
+// line on `err` when `err_is_tty`; what --debug prints goes to `out`. Returns the exit status.
+int run_project(const RunCommand& command, std::ostream& out, std::ostream& err, bool err_is_tty);
+
+}  // namespace squall::cli

@@ -1,0 +1,1 @@
+"""pyspider's script API on squall's engine: what `squall run` puts on a project's path."""

@@ -1,0 +1,1 @@
+"""The modules a pyspider project imports from pyspider.libs."""

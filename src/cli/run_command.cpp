@@ -1,0 +1,231 @@
+// `squall run`: a project script's runtime, the engine, a progress line, signals, the summary.
+#include "squall/cli/run_command.h"
+
+#include <signal.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <ostream>
+
+#include "squall/cli/signal_watch.h"
+#include "squall/core.h"
+#include "squall/engine/engine.h"
+#include "squall/script/python_runtime.h"
+
+namespace squall::cli {
+
+namespace {
+
+enum Status : int { kDone = 0, kCouldNotRun = 1, kUsage = 2, kTimedOut = 3 };
+
+std::string_view signal_name(int signal) {
+  return signal == SIGINT ? "Ctrl-C" : signal == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+Duration seconds_of(double s) {
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+}
+
+struct Outcome {
+  EngineSummary summary;
+  CounterValues totals{};  // the project's tasks by state at the end
+  bool timed_out = false;
+};
+
+Task<Outcome> run_engine(Engine& engine, const std::string& project,
+                         std::optional<double> timeout) {
+  Outcome outcome;
+  std::optional<TaskHandle<void>> timer;
+  if (timeout)
+    timer.emplace(spawn([](Engine& e, double limit, bool& flag) -> Task<void> {
+      co_await sleep(seconds_of(limit));
+      flag = true;
+      e.stop();
+    }(engine, *timeout, outcome.timed_out)));
+  std::exception_ptr failure;
+  try {
+    outcome.summary = co_await engine.run();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (timer) {
+    timer->kill();
+    co_await timer->join();
+  }
+  if (failure) std::rethrow_exception(failure);
+  if (Scheduler* s = engine.scheduler())
+    if (const TaskCounters* c = s->project_counters(project)) outcome.totals = c->totals();
+  co_return outcome;
+}
+
+void print_summary(const Outcome& o, int signal, std::ostream& err) {
+  const EngineSummary& s = o.summary;
+  long long secs = std::llround(s.seconds);
+  if (signal)
+    err << "Stopped after " << secs << " seconds (" << signal_name(signal) << ")";
+  else if (o.timed_out)
+    err << "Timed out after " << secs << " seconds (--timeout)";
+  else
+    err << "Done in " << secs << " seconds";
+  err << ", processed " << s.dispatched << " tasks.\n";
+  err << "  ok: " << s.succeeded << ", failed: " << s.failed << ", results: " << s.results
+      << ", new tasks: " << s.follows;
+  if (s.seconds > 0)
+    err << ", " << std::llround(static_cast<double>(s.dispatched) / s.seconds) << " tasks/s";
+  err << "\n";
+  auto count = [&](CounterKind k) { return o.totals[static_cast<size_t>(k)]; };
+  err << "  in the store: " << count(CounterKind::Success) << " success, "
+      << count(CounterKind::Failed) << " failed or bad, " << count(CounterKind::Pending)
+      << " active\n";
+  if (s.parked > 0)
+    err << "  " << s.parked << " tasks of unavailable hosts stay active for the next run\n";
+  if (count(CounterKind::Pending) > 0 && (signal || o.timed_out))
+    err << "  run the same command again to resume\n";
+}
+
+// --debug: one fetch and one callback, printed; no store.
+Task<int> debug_step(PythonRuntime& runtime, const RunCommand& c, std::ostream& out) {
+  CrawlTask task;
+  if (c.debug_url == "on_start") {
+    task = runtime.start_task();
+  } else {
+    task = CrawlTask::for_url(runtime.project(), c.debug_url);
+    task.process["callback"] = c.callback.empty() ? "index_page" : c.callback;
+  }
+  FetcherOptions fo;
+  fo.user_agent = c.user_agent;
+  fo.max_clients = 1;
+  Fetcher fetcher(std::move(fo));
+  FetchResult fetched = co_await fetcher.fetch(task);
+  Dispatch d{task, 0};
+  ProcessOutput o = co_await runtime.process(d, std::move(fetched));
+  const nlohmann::json& process = o.status.track["process"];
+  const nlohmann::json& fetch = o.status.track["fetch"];
+  auto text = [](const nlohmann::json& j) {
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  out << "fetch: " << fetch.value("status_code", 0) << " " << fetch.value("url", task.url);
+  if (fetch.contains("error") && fetch["error"].is_string())
+    out << " (" << fetch["error"].get<std::string>() << ")";
+  out << "\ncallback: " << task.callback() << " " << (o.status.ok ? "ok" : "failed") << "\n";
+  size_t messages = 0;
+  out << "follows:\n";
+  for (const CrawlTask& f : o.follows) {
+    if (f.callback() == "_on_message") {
+      ++messages;
+      continue;
+    }
+    out << "  " << f.url << "  -> " << f.callback() << "\n";
+  }
+  if (messages > 0) {
+    out << "messages:\n";
+    for (const CrawlTask& f : o.follows)
+      if (f.callback() == "_on_message")
+        out << "  to " << f.project << ": " << text(f.fetch["save"]["message"]) << "\n";
+  }
+  out << "result: " << (o.result ? text(o.result->result) : std::string("none")) << "\n";
+  std::string logs = process.value("logs", std::string());
+  if (!logs.empty()) out << "logs:\n" << logs << (logs.back() == '\n' ? "" : "\n");
+  if (process.contains("exception") && process["exception"].is_string())
+    out << "exception:\n" << process["exception"].get<std::string>() << "\n";
+  co_return o.status.ok ? kDone : kCouldNotRun;
+}
+
+}  // namespace
+
+int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool err_is_tty) {
+  if (c.concurrency == 0 || c.per_host == 0) {
+    err << "squall run: --concurrency and --per-host must be at least 1\n";
+    return kUsage;
+  }
+  if (c.timeout && !(*c.timeout > 0 && *c.timeout < 1e9)) {
+    err << "squall run: --timeout must be a positive number of seconds\n";
+    return kUsage;
+  }
+  if (c.debug && c.debug_url.empty()) {
+    err << "squall run: --debug needs a URL to fetch (or on_start)\n";
+    return kUsage;
+  }
+  // The loop first: the runtime hands its answers to it, so it must be gone before the loop.
+  Loop loop;
+  std::unique_ptr<PythonRuntime> runtime;
+  try {
+    runtime = PythonRuntime::load({.script = c.script, .debugger = c.debug});
+  } catch (const Error& e) {
+    err << "squall run: " << e.what() << (std::string_view(e.what()).ends_with("\n") ? "" : "\n");
+    return kUsage;
+  }
+  if (c.debug) {
+    try {
+      return run_sync(debug_step(*runtime, c, out));
+    } catch (const std::exception& e) {
+      err << "squall run: " << e.what() << "\n";
+      return kCouldNotRun;
+    }
+  }
+
+  const std::string& project = runtime->project();
+  EngineOptions o;
+  o.store = c.db.empty() ? project + ".db" : c.db;
+  o.store_label = "project store";
+  o.jsonl = c.results;
+  o.concurrency = c.concurrency;
+  o.fetcher.user_agent = c.user_agent;
+  o.hosts.per_host = c.per_host;
+  o.hosts.obey_robots = !c.ignore_robots;
+  // A project with @every jobs runs until stopped, as pyspider's does.
+  o.exit_when_done = runtime->cron_jobs().empty();
+  Engine engine(std::move(o));
+  engine.add_project(*runtime);
+
+  int signal_seen = 0;
+  SignalWatch signals(loop, [&](int sig) {
+    if (signal_seen) {
+      err << "\nsquall run: stopped\n";
+      std::_Exit(128 + sig);
+    }
+    signal_seen = sig;
+    engine.stop();
+  });
+
+  bool tty = err_is_tty && !c.quiet;
+  bool drawn = false;
+  auto started = std::chrono::steady_clock::now();
+  PeriodicCallback progress(
+      [&] {
+        Scheduler* s = engine.scheduler();
+        const TaskCounters* counters = s ? s->project_counters(project) : nullptr;
+        CounterValues all = counters ? counters->totals() : CounterValues{};
+        double secs =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "\r\033[K%s  active %lld  success %lld  failed %lld  in flight %zu  %.0fs",
+                      project.c_str(), static_cast<long long>(all[0]),
+                      static_cast<long long>(all[1]), static_cast<long long>(all[3]),
+                      engine.in_flight(), secs);
+        err << line << std::flush;
+        drawn = true;
+      },
+      std::chrono::milliseconds(100));
+  if (tty) progress.start();
+
+  Outcome outcome;
+  try {
+    outcome = run_sync(run_engine(engine, project, c.timeout));
+  } catch (const std::exception& e) {
+    progress.stop();
+    if (drawn) err << "\r\033[K";
+    err << "squall run: " << e.what() << "\n";
+    return dynamic_cast<const InvalidArgumentError*>(&e) ? kUsage : kCouldNotRun;
+  }
+  progress.stop();
+  if (drawn) err << "\r\033[K";
+  if (!c.quiet) print_summary(outcome, signal_seen, err);
+  if (signal_seen) return 128 + signal_seen;
+  return outcome.timed_out ? kTimedOut : kDone;
+}
+
+}  // namespace squall::cli
