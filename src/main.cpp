@@ -406,6 +406,19 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress line and no summary");
   run_cmd->add_flag("--debug", run.debug, "run one step: fetch URL, run one callback, print");
   run_cmd->add_option("--callback", run.callback, "with --debug: the callback (index_page)");
+  run_cmd
+      ->add_option("--port", run.port,
+                   "serve the JSON API, /metrics and the dashboard on this port while the project "
+                   "runs, and after it until Ctrl-C (0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  run_cmd->add_option("--bind", run.bind,
+                      "the address --port listens on (default 127.0.0.1; another needs --auth)");
+  run_cmd->add_option("--auth", run.auth,
+                      "user:password: HTTP Basic auth on everything --port serves");
+  run_cmd->add_flag("--exit-when-done", run.exit_when_done,
+                    "with --port, leave as soon as the project ends instead of serving on");
+  run_cmd->add_option("--browsers", run.browsers, "Chromium processes rendering js tasks")
+      ->check(CLI::PositiveNumber);
 
   // `squall help [SUBCOMMAND]` is `squall [SUBCOMMAND] --help`; a word that names no
   // subcommand gets the nearest one suggested.

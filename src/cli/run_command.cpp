@@ -9,8 +9,12 @@
 #include <filesystem>
 #include <ostream>
 
+#include "squall/browser/browser_pool.h"
+#include "squall/browser/chromium.h"
 #include "squall/cli/signal_watch.h"
+#include "squall/control/control_server.h"
 #include "squall/core.h"
+#include "squall/core/event.h"
 #include "squall/engine/engine.h"
 #include "squall/script/python_runtime.h"
 
@@ -177,11 +181,37 @@ int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool 
   o.hosts.obey_robots = !c.ignore_robots;
   // A project with @every jobs runs until stopped, as pyspider's does.
   o.exit_when_done = runtime->cron_jobs().empty();
+  // The project's js tasks render in headless Chromium, when there is one (else they fail,
+  // saying what to install); browsers start when the first such task comes.
+  std::unique_ptr<browser::BrowserPool> browsers;
+  if (!browser::find_chromium().empty()) {
+    browser::BrowserPoolOptions b;
+    b.browsers = std::max<size_t>(1, std::min(c.browsers, c.concurrency));
+    browsers = std::make_unique<browser::BrowserPool>(std::move(b));
+    o.fetcher.browser = browsers.get();
+  }
   Engine engine(std::move(o));
   engine.add_project(*runtime);
+  std::optional<ControlServer> control;
+  if (c.port) {
+    try {
+      control.emplace(engine, ControlOptions{.port = *c.port, .bind = c.bind, .auth = c.auth});
+    } catch (const Error& e) {
+      err << "squall run: " << e.what() << "\n";
+      return kUsage;
+    }
+    control->start();
+    err << "Dashboard: " << control->url() << "\n" << std::flush;
+  }
+  Event leave;  // Ctrl-C while serving after the run
+  bool run_ended = false;
 
   int signal_seen = 0;
   SignalWatch signals(loop, [&](int sig) {
+    if (run_ended) {
+      leave.set();  // the run is over: only the serving ends
+      return;
+    }
     if (signal_seen) {
       err << "\nsquall run: stopped\n";
       std::_Exit(128 + sig);
@@ -224,6 +254,17 @@ int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool 
   progress.stop();
   if (drawn) err << "\r\033[K";
   if (!c.quiet) print_summary(outcome, signal_seen, err);
+  if (control) {
+    // The results stay browsable until Ctrl-C; the exit status is the run's.
+    run_ended = true;
+    run_sync([](ControlServer& server, Event& leave, bool wait, std::ostream& err) -> Task<void> {
+      if (wait) {
+        err << "Serving " << server.url() << " until Ctrl-C\n" << std::flush;
+        co_await leave.wait();
+      }
+      co_await server.stop();
+    }(*control, leave, !c.exit_when_done && !signal_seen, err));
+  }
   if (signal_seen) return 128 + signal_seen;
   return outcome.timed_out ? kTimedOut : kDone;
 }

@@ -39,6 +39,13 @@ struct RunCommand {
   bool debug = false;
   std::string debug_url;
   std::string callback;  // with --debug
+  // The control plane (control/control_server.h), as with squall crawl --port: the API and the
+  // dashboard while the project runs and, unless exit_when_done, after it until Ctrl-C.
+  std::optional<uint16_t> port;
+  std::string bind = "127.0.0.1";
+  std::string auth;  // user:password
+  bool exit_when_done = false;
+  size_t browsers = 2;  // Chromium processes rendering the project's js tasks
 };
 
 // Runs the project (or, with --debug, one step of it) on a loop of its own, with a progress
