@@ -53,6 +53,21 @@ int unknown_command(const CLI::App& app, std::string_view word) {
   return 2;
 }
 
+// --port, --bind, --auth and --exit-when-done: the control plane's flags, which squall crawl
+// and squall run share (`what` is what they run).
+template <class Command>
+void add_control_flags(CLI::App* cmd, Command& c, const std::string& what) {
+  cmd->add_option("--port", c.port,
+                  "serve the JSON API, /metrics and the dashboard on this port while the " + what +
+                      " runs, and after it until Ctrl-C (0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--bind", c.bind,
+                  "the address --port listens on (default 127.0.0.1; another needs --auth)");
+  cmd->add_option("--auth", c.auth, "user:password: HTTP Basic auth on everything --port serves");
+  cmd->add_flag("--exit-when-done", c.exit_when_done,
+                "with --port, leave as soon as the " + what + " ends instead of serving on");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -359,17 +374,7 @@ int main(int argc, char** argv) {
                       "and take the links of its rendered DOM");
   crawl_cmd->add_option("--browsers", crawl.browsers, "browsers rendering at once, with --render")
       ->check(CLI::PositiveNumber);
-  crawl_cmd
-      ->add_option("--port", crawl.port,
-                   "serve the JSON API, /metrics and the dashboard on this port while the crawl "
-                   "runs, and after it until Ctrl-C (0: any free port)")
-      ->check(CLI::Range(0, 65535));
-  crawl_cmd->add_option("--bind", crawl.bind,
-                        "the address --port listens on (default 127.0.0.1; another needs --auth)");
-  crawl_cmd->add_option("--auth", crawl.auth,
-                        "user:password: HTTP Basic auth on everything --port serves");
-  crawl_cmd->add_flag("--exit-when-done", crawl.exit_when_done,
-                      "with --port, leave as soon as the crawl ends instead of serving on");
+  add_control_flags(crawl_cmd, crawl, "crawl");
 
   squall::cli::RunCommand run;
   std::vector<std::string> run_args;
@@ -406,17 +411,7 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress line and no summary");
   run_cmd->add_flag("--debug", run.debug, "run one step: fetch URL, run one callback, print");
   run_cmd->add_option("--callback", run.callback, "with --debug: the callback (index_page)");
-  run_cmd
-      ->add_option("--port", run.port,
-                   "serve the JSON API, /metrics and the dashboard on this port while the project "
-                   "runs, and after it until Ctrl-C (0: any free port)")
-      ->check(CLI::Range(0, 65535));
-  run_cmd->add_option("--bind", run.bind,
-                      "the address --port listens on (default 127.0.0.1; another needs --auth)");
-  run_cmd->add_option("--auth", run.auth,
-                      "user:password: HTTP Basic auth on everything --port serves");
-  run_cmd->add_flag("--exit-when-done", run.exit_when_done,
-                    "with --port, leave as soon as the project ends instead of serving on");
+  add_control_flags(run_cmd, run, "project");
   run_cmd->add_option("--browsers", run.browsers, "Chromium processes rendering js tasks")
       ->check(CLI::PositiveNumber);
 

@@ -15,30 +15,14 @@ namespace squall {
 namespace {
 
 using nlohmann::json;
+using test::await_output;
 using test::contains;
+using test::dashboard_port;
 using test::exit_status;
 using test::Process;
 using test::squall_binary;
 using test::TempDir;
 using namespace std::chrono_literals;
-
-// Waits (bounded) until the process has printed `text`; its output so far.
-std::string await_output(Process& p, std::string_view text) {
-  for (int i = 0; i < 1200; ++i) {
-    std::string out = p.output();
-    if (contains(out, text) || !p.running()) return out;
-    std::this_thread::sleep_for(50ms);
-  }
-  return p.output();
-}
-
-// The port of the "Dashboard: http://127.0.0.1:N/" line, or 0.
-int dashboard_port(const std::string& out) {
-  const std::string prefix = "Dashboard: http://127.0.0.1:";
-  size_t at = out.find(prefix);
-  if (at == std::string::npos) return 0;
-  return std::atoi(out.c_str() + at + prefix.size());
-}
 
 // A site of three pages: an index whose heading only JavaScript writes, linking two others.
 struct JsSite {

@@ -6,10 +6,13 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -83,6 +86,22 @@ std::vector<std::string> jsonl_urls(const std::filesystem::path& path) {
   for (std::string line; std::getline(lines, line);)
     urls.push_back(nlohmann::json::parse(line)["url"].get<std::string>());
   return urls;
+}
+
+std::string await_output(Process& p, std::string_view text) {
+  for (int i = 0; i < 1200; ++i) {
+    std::string out = p.output();
+    if (contains(out, text) || !p.running()) return out;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return p.output();
+}
+
+int dashboard_port(const std::string& output) {
+  const std::string prefix = "Dashboard: http://127.0.0.1:";
+  size_t at = output.find(prefix);
+  if (at == std::string::npos) return 0;
+  return std::atoi(output.c_str() + at + prefix.size());
 }
 
 }  // namespace squall::test

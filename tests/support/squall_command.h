@@ -43,6 +43,13 @@ Process run_crawl(const std::filesystem::path& workdir, std::vector<std::string>
 // Whether `text` contains `part`.
 bool contains(std::string_view text, std::string_view part);
 
+// Waits (a minute at most) until `p` has printed `text` or ended; its output so far.
+std::string await_output(Process& p, std::string_view text);
+
+// The port of the "Dashboard: http://127.0.0.1:N/" line squall crawl and run print with --port,
+// or 0.
+int dashboard_port(const std::string& output);
+
 // The "url" of each line of a JSON lines file, in order.
 std::vector<std::string> jsonl_urls(const std::filesystem::path& path);
 
