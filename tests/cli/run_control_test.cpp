@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli/run_peer.h"
 #include "squall/browser/chromium.h"
 #include "support/process.h"
 #include "support/squall_command.h"
@@ -61,6 +62,7 @@ test::CommandResult curl(const TempDir& dir, const std::string& url) {
 }
 
 TEST(RunControl, WithAPortTheProjectsStateIsServedAfterItEndsUntilCtrlC) {
+  test::suppress_interpreter_leaks();
   JsSite site;
   TempDir work;
   work.write("site.py", project_script(site.origin(), false));
@@ -84,6 +86,7 @@ TEST(RunControl, WithAPortTheProjectsStateIsServedAfterItEndsUntilCtrlC) {
 
 TEST(RunControl, AJsTaskOfAPythonProjectIsRenderedInChromium) {
   if (browser::find_chromium().empty()) GTEST_SKIP() << browser::no_chromium_message();
+  test::suppress_interpreter_leaks();
   JsSite site;
   TempDir work;
   work.write("plain.py", project_script(site.origin(), false));
