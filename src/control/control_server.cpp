@@ -19,6 +19,7 @@
 #include "squall/core/log.h"
 #include "squall/core/sleep.h"
 #include "squall/core/spawn.h"
+#include "squall/crawl/jsonl.h"
 #include "squall/engine/engine.h"
 #include "squall/http/web.h"
 #include "squall/http/websocket_handler.h"
@@ -41,7 +42,9 @@ constexpr size_t kDumpPage = 500;
 constexpr size_t kFeedBacklog = 1 << 20;
 
 std::string dump(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  append_json(out, value);
+  return out;
 }
 
 Task<void> send_json(Reply& resp, const json& value, int status = 200) {
