@@ -350,10 +350,14 @@ int main(int argc, char** argv) {
   crawl_cmd->add_option("--retries", crawl.retries, "tries after a 599, 429 or 5xx")
       ->capture_default_str();
   crawl_cmd
-      ->add_option("--state", crawl.state,
-                   "the SQLite file that keeps the crawl (one crawl per file; a run with other "
-                   "start URLs is refused)")
+      ->add_option("--state,--taskdb", crawl.state,
+                   "the store that keeps the crawl: an SQLite file, sqlite:///PATH, or\n"
+                   "postgresql://USER@HOST/DB (one crawl per store; a run with other start URLs "
+                   "is refused)")
       ->capture_default_str();
+  crawl_cmd->add_option("--resultdb", crawl.resultdb,
+                        "keep the pages' results in this store instead (a file or a URL as "
+                        "--taskdb)");
   crawl_cmd->add_flag("--fresh", crawl.fresh,
                       "start over: drop what the state file and the outputs hold");
   crawl_cmd->add_option(
@@ -397,7 +401,12 @@ int main(int argc, char** argv) {
   run_cmd->add_option("PROJECT.py [URL]", run_args, "the project script (and, with --debug, a URL)")
       ->required()
       ->expected(1, 2);
-  run_cmd->add_option("--db", run.db, "the SQLite file of its tasks and results (PROJECT.db)");
+  run_cmd->add_option(
+      "--db,--taskdb", run.db,
+      "where its tasks, project and results are kept: an SQLite file (PROJECT.db),\n"
+      "sqlite:///PATH, or postgresql://USER@HOST/DB (pyspider's --taskdb)");
+  run_cmd->add_option("--resultdb", run.resultdb,
+                      "keep its results in this store instead (a file or a URL as --taskdb)");
   run_cmd->add_option("--results", run.results,
                       "write a JSON line per result here (pyspider's dump format)");
   run_cmd->add_option("--timeout", run.timeout, "seconds, then stop (exit 3; the command resumes)");

@@ -41,7 +41,8 @@ struct Engine::State {
   };
   std::map<std::string, Project> projects;
 
-  std::unique_ptr<SqliteStore> store;
+  std::unique_ptr<EngineStore> store;
+  std::unique_ptr<EngineStore> result_store;  // when results have a store of their own
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<ResultWorker> results;
   std::unique_ptr<Fetcher> fetcher;
@@ -226,6 +227,7 @@ struct Engine::State {
   Task<void> commit() {
     if (options.hooks.committing) co_await options.hooks.committing(*store);
     co_await results->checkpoint();
+    if (result_store) co_await result_store->commit();
     co_await scheduler->commit();
   }
 
@@ -269,8 +271,11 @@ void Engine::add_project(ProjectRuntime& runtime, ProjectInfo info) {
 Scheduler* Engine::scheduler() noexcept {
   return state_->scheduler.get();
 }
-SqliteStore* Engine::store() noexcept {
+EngineStore* Engine::store() noexcept {
   return state_->store.get();
+}
+EngineStore* Engine::result_store() noexcept {
+  return state_->result_store ? state_->result_store.get() : state_->store.get();
 }
 
 const FetchStage* Engine::fetch_stage() const noexcept {
@@ -330,10 +335,17 @@ void Engine::stop() noexcept {
 Task<EngineSummary> Engine::run() {
   State& s = *state_;
   auto started = std::chrono::steady_clock::now();
-  s.store = SqliteStore::open(s.options.store, s.options.fresh, s.options.store_label,
-                              s.options.store_cache_mib);
+  EngineStoreOptions opening;
+  opening.start_over = s.options.fresh;
+  opening.label = s.options.store_label;
+  opening.cache_mib = s.options.store_cache_mib;
+  s.store = co_await open_engine_store(s.options.store, opening);
+  if (!s.options.result_store.empty() && s.options.result_store != s.options.store) {
+    opening.label = "result store";
+    s.result_store = co_await open_engine_store(s.options.result_store, opening);
+  }
   s.scheduler = std::make_unique<Scheduler>(*s.store, s.options.scheduler);
-  s.results = std::make_unique<ResultWorker>(*s.store, s.options.jsonl);
+  s.results = std::make_unique<ResultWorker>(*result_store(), s.options.jsonl, s.store.get());
   co_await s.results->open(s.options.fresh);
   FetcherOptions fetcher = s.options.fetcher;
   if (!fetcher.client) fetcher.max_clients = std::max<size_t>(1, s.options.concurrency);

@@ -134,6 +134,7 @@ double max_or_infinite(double v) {
 struct SqliteStore::Db {
   std::unique_ptr<SqliteFile> file;
   std::filesystem::path path;
+  std::string label;
   SqliteStatement get, put, update, ready, delayed, upsert, result, results, count;
   std::string text;  // a dict's JSON text while it is bound
   // The highest task seq stored, and whether the meta row that keeps it lags behind.
@@ -172,6 +173,7 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
                                                std::string label, size_t cache_mib) {
   auto db = std::make_unique<Db>();
   db->path = path;
+  db->label = label;
   db->file = SqliteFile::open(path, std::move(label),
                               " (one engine per store): wait for it to end, or give another file",
                               start_over);
@@ -247,6 +249,10 @@ SqliteStore::~SqliteStore() = default;
 
 const std::filesystem::path& SqliteStore::path() const noexcept {
   return db_->path;
+}
+
+std::string SqliteStore::describe() const {
+  return db_->label + " " + db_->path.string();
 }
 
 Task<std::optional<CrawlTask>> SqliteStore::get(std::string project, std::string taskid) {
@@ -491,9 +497,10 @@ Task<void> SqliteStore::set_meta(std::string key, std::string value) {
 // on the rowid order rather than the taskid index, which would have to be sorted.
 Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
                                                       std::optional<TaskStatus> status,
-                                                      std::string url_contains, int64_t after,
+                                                      std::string url_contains, std::string cursor,
                                                       size_t limit) {
   TaskPage page;
+  int64_t after = row_cursor(cursor);
   int64_t id = db_->project_id(project, false);
   if (id < 0 || limit == 0) co_return page;
   SqliteStatement s = db_->file->prepare(
@@ -514,7 +521,7 @@ Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
     page.tasks.push_back(detail::read_task_row(SqliteRow{s}, project).task);
   }
   if (page.tasks.size() == limit) {
-    page.next = last;
+    page.next = std::to_string(last);
   } else {
     // Short: either the window ran out (go on after it) or the table did (the end).
     SqliteStatement w = db_->file->prepare(
@@ -522,7 +529,7 @@ Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
         "rowid > ?2 ORDER BY rowid LIMIT ?3)");
     w.bind(1, id).bind(2, after).bind(3, static_cast<int64_t>(kBrowseScan));
     if (w.step("browse tasks")) {
-      if (static_cast<size_t>(w.int64(0)) == kBrowseScan) page.next = w.int64(1);
+      if (static_cast<size_t>(w.int64(0)) == kBrowseScan) page.next = std::to_string(w.int64(1));
       w.reset();
     }
   }
@@ -530,9 +537,10 @@ Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
 }
 
 Task<SqliteStore::ResultPage> SqliteStore::browse_results(std::string project,
-                                                          std::string url_contains, int64_t after,
-                                                          size_t limit) {
+                                                          std::string url_contains,
+                                                          std::string cursor, size_t limit) {
   ResultPage page;
+  int64_t after = row_cursor(cursor);
   if (limit == 0) co_return page;
   SqliteStatement s = db_->file->prepare(
       "SELECT r, taskid, url, result, updatetime FROM (SELECT rowid AS r, * FROM results WHERE "
@@ -550,14 +558,14 @@ Task<SqliteStore::ResultPage> SqliteStore::browse_results(std::string project,
         TaskResult{s.text(1), s.text(2), parse_or(s.text_view(3), json()), s.real(4)});
   }
   if (page.results.size() == limit) {
-    page.next = last;
+    page.next = std::to_string(last);
   } else {
     SqliteStatement w = db_->file->prepare(
         "SELECT count(*), max(r) FROM (SELECT rowid AS r FROM results WHERE project = ?1 AND "
         "rowid > ?2 ORDER BY rowid LIMIT ?3)");
     w.bind(1, project).bind(2, after).bind(3, static_cast<int64_t>(kBrowseScan));
     if (w.step("browse results")) {
-      if (static_cast<size_t>(w.int64(0)) == kBrowseScan) page.next = w.int64(1);
+      if (static_cast<size_t>(w.int64(0)) == kBrowseScan) page.next = std::to_string(w.int64(1));
       w.reset();
     }
   }
