@@ -355,9 +355,7 @@ int main(int argc, char** argv) {
                    "postgresql://USER@HOST/DB (one crawl per store; a run with other start URLs "
                    "is refused)")
       ->capture_default_str();
-  crawl_cmd->add_option("--resultdb", crawl.resultdb,
-                        "keep the pages' results in this store instead (a file or a URL as "
-                        "--taskdb)");
+
   crawl_cmd->add_flag("--fresh", crawl.fresh,
                       "start over: drop what the state file and the outputs hold");
   crawl_cmd->add_option(

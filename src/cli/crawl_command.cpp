@@ -170,7 +170,6 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
   o.user_agent = c.user_agent;
   o.retries = c.retries;
   o.state = c.state;
-  o.result_store = c.resultdb;
   o.fresh = c.fresh;
   o.jsonl = c.jsonl;
   o.jsonl_links = c.jsonl_links;

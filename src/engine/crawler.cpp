@@ -584,7 +584,6 @@ Task<CrawlSummary> Crawler::run() {
 
   EngineOptions e;
   e.store = o.state;
-  e.result_store = o.result_store;
   e.store_label = "crawl state";
   // A crawl reads its tasks in order (new ones come last in the ready index) and looks few up at
   // random (its SeenSet answers for the links it has seen), so a small page cache serves it.

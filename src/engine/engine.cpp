@@ -365,6 +365,7 @@ Task<EngineSummary> Engine::run() {
 
   std::vector<CrawlTask> starts;
   for (auto& [name, p] : s.projects) {
+    co_await s.store->claim_project(name);
     p.info.updatetime = s.now();
     co_await s.store->put_project(p.info);
     co_await s.scheduler->add_project(p.info, p.runtime->retry_delay());

@@ -8,6 +8,7 @@
 
 #include "squall/core/error.h"
 #include "squall/core/lock.h"
+#include "squall/core/sleep.h"
 #include "squall/crawl/jsonl.h"
 #include "task_row.h"
 
@@ -639,6 +640,27 @@ Task<void> PgStore::set_meta(std::string key, std::string value) {
 
 std::string PgStore::describe() const {
   return "postgresql://" + state_->db.where();
+}
+
+namespace {
+constexpr int kClaimTries = 30;  // 3 s
+}  // namespace
+
+Task<void> PgStore::claim_project(std::string project) {
+  Lock::Guard guard = co_await state_->lock.guard();
+  State& s = *state_;
+  std::vector<PgParam> p;
+  p.emplace_back("squall project " + project);
+  // A process killed a moment ago may still hold it: the server ends its session once it reads
+  // the closed connection, soon but not at once.
+  for (int tries = 0;; ++tries) {
+    PgResult r = co_await s.q("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", p);
+    if (r.row(0).get_bool(0)) co_return;
+    if (tries == kClaimTries) break;
+    co_await sleep(std::chrono::milliseconds(100));
+  }
+  throw InvalidArgumentError("project '" + project + "' is being run by another process on " +
+                             describe() + ": wait for it to end, or give another database");
 }
 
 Task<PgStore::TaskPage> PgStore::browse_tasks(std::string project, std::optional<TaskStatus> status,

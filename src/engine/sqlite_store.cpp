@@ -134,7 +134,6 @@ double max_or_infinite(double v) {
 struct SqliteStore::Db {
   std::unique_ptr<SqliteFile> file;
   std::filesystem::path path;
-  std::string label;
   SqliteStatement get, put, update, ready, delayed, upsert, result, results, count;
   std::string text;  // a dict's JSON text while it is bound
   // The highest task seq stored, and whether the meta row that keeps it lags behind.
@@ -173,7 +172,6 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
                                                std::string label, size_t cache_mib) {
   auto db = std::make_unique<Db>();
   db->path = path;
-  db->label = label;
   db->file = SqliteFile::open(path, std::move(label),
                               " (one engine per store): wait for it to end, or give another file",
                               start_over);
@@ -252,7 +250,11 @@ const std::filesystem::path& SqliteStore::path() const noexcept {
 }
 
 std::string SqliteStore::describe() const {
-  return db_->label + " " + db_->path.string();
+  return db_->path.string();
+}
+
+Task<void> SqliteStore::claim_project(std::string) {
+  co_return;
 }
 
 Task<std::optional<CrawlTask>> SqliteStore::get(std::string project, std::string taskid) {

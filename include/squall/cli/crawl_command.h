@@ -46,7 +46,6 @@ struct CrawlCommand {
   double timeout_per_fetch = 20;     // seconds, one fetch (each redirect hop)
   int retries = 2;
   std::string state = "crawl.db";  // a file or a store location (engine_store.h)
-  std::string resultdb;            // results' own store; none when empty
   bool fresh = false;              // drop the state file's and the outputs' earlier contents
   std::string jsonl;               // a file, or - for standard output
   bool jsonl_links = false;

@@ -113,7 +113,6 @@ struct CrawlerOptions {
 
   // The engine's store: a file, sqlite:///PATH or postgresql://... (engine_store.h).
   std::string state = "crawl.db";
-  std::string result_store;  // results' own store (EngineOptions::result_store); empty: state
   // Start over: whatever the state file and the outputs held is dropped.
   bool fresh = false;
   std::string jsonl;         // a file, "-" for stdout, empty for none

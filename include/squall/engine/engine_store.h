@@ -36,6 +36,12 @@ class EngineStore : public TaskStore, public ProjectStore, public ResultStore {
   // password).
   virtual std::string describe() const = 0;
 
+  // Makes this store's engine the only one that runs `project` on it: another engine claiming
+  // the project while this one holds it is refused with an InvalidArgumentError that says so.
+  // An SQLite store does nothing (its file is one process's already); a PostgreSQL store takes
+  // a session lock, released when its connection ends (a process killed included).
+  virtual Task<void> claim_project(std::string project) = 0;
+
   // Browsing: a page at a time after a cursor ("": from the start), in an order the store keeps
   // by index (SQLite: the order rows were stored; PostgreSQL: tasks by taskid, results in stored
   // order). A filter (a status; text the URL contains) never makes a page read more than

@@ -90,6 +90,7 @@ class PgStore final : public EngineStore {
 
   // EngineStore: tasks are browsed by taskid (their primary key), results in stored order.
   std::string describe() const override;
+  Task<void> claim_project(std::string project) override;
   Task<TaskPage> browse_tasks(std::string project, std::optional<TaskStatus> status,
                               std::string url_contains, std::string after, size_t limit) override;
   Task<ResultPage> browse_results(std::string project, std::string url_contains, std::string after,

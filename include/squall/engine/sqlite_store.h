@@ -61,6 +61,7 @@ class SqliteStore final : public EngineStore {
 
   // EngineStore
   std::string describe() const override;
+  Task<void> claim_project(std::string project) override;
   Task<TaskPage> browse_tasks(std::string project, std::optional<TaskStatus> status,
                               std::string url_contains, std::string after, size_t limit) override;
   Task<ResultPage> browse_results(std::string project, std::string url_contains, std::string after,
