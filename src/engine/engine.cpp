@@ -14,17 +14,13 @@
 #include "squall/core/queue.h"
 #include "squall/core/sleep.h"
 #include "squall/core/spawn.h"
+#include "squall/engine/engine_message.h"
 #include "squall/engine/processor.h"
 #include "squall/engine/result_worker.h"
 
 namespace squall {
 
 namespace {
-
-struct Fetched {
-  Dispatch dispatch;
-  FetchResult result;
-};
 
 Duration seconds(double s) {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
@@ -47,7 +43,7 @@ struct Engine::State {
   std::unique_ptr<ResultWorker> results;
   std::unique_ptr<Fetcher> fetcher;
   std::unique_ptr<FetchStage> stage;
-  std::unique_ptr<Queue<Fetched>> process_queue;
+  std::unique_ptr<Queue<FetchedTask>> process_queue;
   Event wake;                  // something changed that the dispatcher may act on
   Event finished;              // run() may return
   std::exception_ptr failure;  // what ended a component, if one failed
@@ -150,7 +146,7 @@ struct Engine::State {
   // A fetched task to the processor's queue, waiting while it is full.
   Task<void> deliver(Dispatch d, FetchResult r) {
     for (const FetchObserver& observe : observers) observe(d.task, r);
-    Fetched f{std::move(d), std::move(r)};
+    FetchedTask f{std::move(d), std::move(r)};
     co_await process_queue->put(std::move(f));
   }
 
@@ -165,7 +161,7 @@ struct Engine::State {
 
   Task<void> process_worker() {
     for (;;) {
-      Fetched f = co_await process_queue->get();
+      FetchedTask f = co_await process_queue->get();
       auto it = projects.find(f.dispatch.task.project);
       ProcessOutput out = co_await it->second.runtime->process(f.dispatch, std::move(f.result));
       // The follows, the outcome and the result are applied with no commit between them.
@@ -361,7 +357,7 @@ Task<EngineSummary> Engine::run() {
   s.stage->withdraw = [&s](const Dispatch& d) { return s.withdraw(d); };
   s.stage->on_robots = s.options.hooks.robots;
   if (s.options.hooks.opened) co_await s.options.hooks.opened(*s.store);
-  s.process_queue = std::make_unique<Queue<Fetched>>(std::max<size_t>(1, s.options.queue_size));
+  s.process_queue = std::make_unique<Queue<FetchedTask>>(std::max<size_t>(1, s.options.queue_size));
 
   std::vector<CrawlTask> starts;
   for (auto& [name, p] : s.projects) {

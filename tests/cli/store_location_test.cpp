@@ -41,7 +41,7 @@ TEST_F(RunStore, AProjectKeepsItsTasksInPostgresqlAndItsResultsInAFileAndResumes
   TempDir work;
   work.write("shared.py", with_origin(kProject, site.origin));
   std::string pg_url = pg().url();
-  std::vector<std::string> args = {"--taskdb", pg_url, "--resultdb", "sqlite:///results.db",
+  std::vector<std::string> args = {"--taskdb",  pg_url,     "--resultdb", "sqlite:///results.db",
                                    "--results", "out.jsonl"};
   test::CommandResult r = squall_run(work, "shared.py", args);
   ASSERT_EQ(r.status, 0) << r.err;
@@ -80,8 +80,8 @@ TEST_F(CrawlStore, ACrawlKeepsItsStateInPostgresqlOneCrawlPerDatabase) {
   test::GeneratedSite site(30);
   TempDir work;
   std::string pg_url = pg().url();
-  Process first = test::run_crawl(work.path(), {site.origin + "/", "--taskdb", pg_url, "--fresh",
-                                                "--jsonl", "out.jsonl"});
+  Process first = test::run_crawl(
+      work.path(), {site.origin + "/", "--taskdb", pg_url, "--fresh", "--jsonl", "out.jsonl"});
   ASSERT_EQ(test::exit_status(first.wait(std::chrono::milliseconds(0))), 0) << first.output();
   std::vector<std::string> urls = test::jsonl_urls(work.path() / "out.jsonl");
   EXPECT_GE(urls.size(), 30u);
@@ -91,8 +91,8 @@ TEST_F(CrawlStore, ACrawlKeepsItsStateInPostgresqlOneCrawlPerDatabase) {
   EXPECT_EQ(test::exit_status(other.wait(std::chrono::milliseconds(0))), 2) << other.output();
   EXPECT_TRUE(contains(other.output(), "belongs to another crawl")) << other.output();
 
-  Process again = test::run_crawl(work.path(), {site.origin + "/", "--taskdb", pg_url, "--jsonl",
-                                                "out.jsonl"});
+  Process again =
+      test::run_crawl(work.path(), {site.origin + "/", "--taskdb", pg_url, "--jsonl", "out.jsonl"});
   EXPECT_EQ(test::exit_status(again.wait(std::chrono::milliseconds(0))), 0) << again.output();
   EXPECT_TRUE(contains(again.output(), "resumed")) << again.output();
   EXPECT_EQ(test::jsonl_urls(work.path() / "out.jsonl"), urls) << "nothing was fetched twice";

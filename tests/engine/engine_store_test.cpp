@@ -51,8 +51,8 @@ TEST_F(EngineStoreTest, AFileOrAnSqliteUrlInSqlAlchemysFormsOpensAnSqliteStoreTh
 }
 
 TEST_F(EngineStoreTest, ALocationSquallDoesNotTakeIsRefusedSayingWhatItTakes) {
-  for (const char* bad : {"mysql+taskdb://u@h/db", "mongodb://h/db", "sqlite://", "sqlite+taskdb://",
-                          "sqlite://host/db", "sqlite+cache:///x.db", ""}) {
+  for (const char* bad : {"mysql+taskdb://u@h/db", "mongodb://h/db", "sqlite://",
+                          "sqlite+taskdb://", "sqlite://host/db", "sqlite+cache:///x.db", ""}) {
     try {
       open(bad);
       ADD_FAILURE() << bad << " was taken";
@@ -96,8 +96,7 @@ Task<void> check_browsing(EngineStore& store) {
   EXPECT_EQ(seen.size(), 25u);
   EXPECT_EQ(pages, 3);
 
-  EngineStore::TaskPage failed =
-      co_await store.browse_tasks("p", TaskStatus::Failed, "", "", 100);
+  EngineStore::TaskPage failed = co_await store.browse_tasks("p", TaskStatus::Failed, "", "", 100);
   EXPECT_EQ(failed.tasks.size(), 5u);
   EXPECT_TRUE(failed.next.empty());
   EngineStore::TaskPage search = co_await store.browse_tasks("p", std::nullopt, "h/1", "", 100);
@@ -213,7 +212,8 @@ TEST_F(EngineStorePgTest, AnEngineKeepsItsTasksInPostgresqlAndItsResultsInAnothe
     EngineStoreOptions keep;
     auto tasks = co_await open_engine_store(pg().url(), keep);
     CounterValues v = co_await tasks->recount("chain");
-    EXPECT_EQ(v[static_cast<size_t>(CounterKind::Success)], 22) << "20 pages, on_start, on_finished";
+    EXPECT_EQ(v[static_cast<size_t>(CounterKind::Success)], 22)
+        << "20 pages, on_start, on_finished";
     auto results = co_await open_engine_store(o.result_store, keep);
     EXPECT_EQ(co_await results->count("chain"), 20);
     // The export's size is kept with the tasks, committed after the results.
