@@ -66,9 +66,10 @@ return redis.call('XTRIM', KEYS[1], 'MINID', '=', point)
   return script;
 }
 
-// KEYS[1] stream, KEYS[2] dead letters; ARGV group, consumer, lease (ms), max, max_deliveries.
-// Reclaims entries idle for the lease (oldest first), dead-letters those already delivered
-// max_deliveries times, then reads new entries up to max. Returns {id, payload, deliveries}...
+// KEYS[1] stream, KEYS[2] dead letters; ARGV group, consumer, lease (ms), max, max_deliveries,
+// '1' to look for expired leases. Reclaims entries idle for the lease (oldest first),
+// dead-letters those already delivered max_deliveries times, then reads new entries up to max.
+// Returns {expired leases found, {{id, payload, deliveries}...}}.
 const RedisScript& take_script() {
   static const RedisScript script(R"(
 local stream, dead, group, consumer = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
@@ -81,7 +82,9 @@ local function payload_of(fields)
   return fields[2] or ''
 end
 local out = {}
-for _, p in ipairs(redis.call('XPENDING', stream, group, 'IDLE', lease, '-', '+', max)) do
+local expired = {}
+if ARGV[6] == '1' then expired = redis.call('XPENDING', stream, group, 'IDLE', lease, '-', '+', max) end
+for _, p in ipairs(expired) do
   local id, holder, count = p[1], p[2], p[4]
   if count >= most then
     local entry = redis.call('XRANGE', stream, id, id)[1]
@@ -103,7 +106,7 @@ if #out < max then
     for _, e in ipairs(read[1][2]) do out[#out + 1] = {e[1], payload_of(e[2]) or '', 1} end
   end
 end
-return out
+return {#expired, out}
 )");
   return script;
 }
@@ -265,10 +268,23 @@ Task<std::vector<StreamDelivery>> StreamQueue::take(size_t max, Duration block) 
 
 Task<std::vector<StreamDelivery>> StreamQueue::take_ready(size_t max) {
   std::vector<std::string> keys = {key_, dead_key_};
-  std::vector<std::string> args = {options_.group, options_.consumer, ms_text(options_.lease),
-                                   std::to_string(max), std::to_string(options_.max_deliveries)};
-  RedisReply r = co_await take_script().run(redis_, keys, args);
-  if (r.type != RedisReply::Type::Array) bad_reply(redis_, "take", r);
+  TimePoint now = Clock::now();
+  bool scan = now >= next_scan_;
+  std::vector<std::string> args = {options_.group,
+                                   options_.consumer,
+                                   ms_text(options_.lease),
+                                   std::to_string(max),
+                                   std::to_string(options_.max_deliveries),
+                                   scan ? "1" : "0"};
+  RedisReply reply = co_await take_script().run(redis_, keys, args);
+  if (reply.type != RedisReply::Type::Array || reply.elements.size() != 2 ||
+      reply.elements[0].type != RedisReply::Type::Integer ||
+      reply.elements[1].type != RedisReply::Type::Array)
+    bad_reply(redis_, "take", reply);
+  // A scan that found expired leases may have left more; one that found none is not worth
+  // repeating for an eighth of a lease (it walks the whole pending list on the server).
+  if (scan) next_scan_ = reply.elements[0].integer > 0 ? now : now + options_.lease / 8;
+  RedisReply& r = reply.elements[1];
   std::vector<StreamDelivery> out;
   out.reserve(r.elements.size());
   for (auto& e : r.elements) {
