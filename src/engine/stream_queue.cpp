@@ -39,16 +39,28 @@ local function trim_point(stream)
 end
 )";
 
-// KEYS[1] stream; ARGV[1] '1' to trim after adding, ARGV[2...] payloads. Returns the new IDs.
+// KEYS[1] stream; ARGV[1] '1' to trim after adding, ARGV[2] the group, ARGV[3] how long (ms) a
+// consumer holding nothing may stay idle before it is deleted from the group, ARGV[4...]
+// payloads. Returns the new IDs.
 const RedisScript& push_script() {
   static const RedisScript script(std::string(trim_point_lua) + R"(
 local ids = {}
-for i = 2, #ARGV do
+for i = 4, #ARGV do
   ids[#ids + 1] = redis.call('XADD', KEYS[1], '*', 'payload', ARGV[i])
 end
 if ARGV[1] == '1' then
   local point = trim_point(KEYS[1])
   if point then redis.call('XTRIM', KEYS[1], 'MINID', '~', point) end
+  local ok, consumers = pcall(redis.call, 'XINFO', 'CONSUMERS', KEYS[1], ARGV[2])
+  if ok then
+    for _, c in ipairs(consumers) do
+      local info = {}
+      for i = 1, #c, 2 do info[c[i]] = c[i + 1] end
+      if info['pending'] == 0 and info['idle'] > tonumber(ARGV[3]) then
+        redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[2], info['name'])
+      end
+    end
+  end
 end
 return ids
 )");
@@ -232,8 +244,10 @@ Task<void> StreamQueue::ensure_group() {
 
 Task<std::vector<std::string>> StreamQueue::push(std::span<const std::string> payloads) {
   std::vector<std::string> args;
-  args.reserve(payloads.size() + 1);
+  args.reserve(payloads.size() + 3);
   args.emplace_back(options_.trim_on_push ? "1" : "0");
+  args.push_back(options_.group);
+  args.push_back(ms_text(options_.forget_consumers_after));
   args.insert(args.end(), payloads.begin(), payloads.end());
   std::vector<std::string> keys(1, key_);
   std::vector<std::string> ids;

@@ -323,6 +323,63 @@ TEST_F(StreamQueueTest, PushTrimsWholeNodesOfWhatWasAcknowledged) {
   }());
 }
 
+TEST_F(StreamQueueTest, PushForgetsConsumersThatHoldNothingAndStoppedReading) {
+  run([&]() -> Task<void> {
+    RedisClient redis(options());
+    StreamQueueOptions o = queue_options("producer");
+    o.forget_consumers_after = 100ms;
+    StreamQueue producer(redis, "squall:t:fetch", o);
+    StreamQueue gone(redis, "squall:t:fetch", queue_options("gone"));
+    StreamQueue holder(redis, "squall:t:fetch", queue_options("holder"));
+    std::vector<std::string> two = numbered(2);
+    co_await producer.push(two);
+    auto done = co_await gone.take(1);
+    std::vector<std::string> done_ids = ids_of(done);
+    co_await gone.ack(done_ids);
+    co_await holder.take(1);
+    StreamDepth before = co_await producer.depth();
+    EXPECT_EQ(before.consumers, 2u);
+
+    co_await sleep(200ms);
+    std::vector<std::string> one = {"next"};
+    co_await producer.push(one);
+    // "gone" held nothing and went; "holder" is idle too but holds an entry, which must stay
+    // reclaimable, so it stays.
+    RedisReply consumers =
+        co_await redis.command("XINFO", "CONSUMERS", "squall:t:fetch", "fetchers");
+    EXPECT_EQ(consumers.elements.size(), 1u);
+    if (consumers.elements.size() == 1) {
+      EXPECT_EQ(consumers.elements[0].elements.at(1).str, "holder");
+    }
+    redis.close();
+  }());
+}
+
+TEST_F(StreamQueueTest, WorksOverRespThree) {
+  run([&]() -> Task<void> {
+    RedisOptions o = options();
+    o.protocol = 3;
+    RedisClient redis(o);
+    StreamQueue queue(redis, "squall:t:fetch", queue_options("a"));
+    std::vector<std::string> payloads = numbered(3);
+    std::vector<std::string> ids = co_await queue.push(payloads);
+    auto got = co_await queue.take(2);
+    EXPECT_EQ(payloads_of(got), (std::vector<std::string>{"task-0", "task-1"}));
+    auto blocked = co_await queue.take(5, 10ms);
+    EXPECT_EQ(payloads_of(blocked), std::vector<std::string>{"task-2"});
+    auto acked = co_await queue.ack(ids);
+    EXPECT_EQ(acked, 3u);
+    StreamDepth depth = co_await queue.depth();
+    EXPECT_EQ(depth.length, 3u);
+    EXPECT_EQ(depth.pending, 0u);
+    EXPECT_EQ(depth.consumers, 1u);
+    auto renewed = co_await queue.renew(ids);
+    EXPECT_TRUE(renewed.empty());
+    queue.close();
+    redis.close();
+  }());
+}
+
 TEST_F(StreamQueueTest, ABatchedPushIsOneRoundTrip) {
   run([&]() -> Task<void> {
     RedisClient redis(options());

@@ -43,6 +43,14 @@
 // the lease. A group that vanished (a Redis that restarted without persistence, a deleted key)
 // is created again at the stream's start and the call retried once.
 //
+// Persistence: what Redis keeps across its own crash is what its configuration keeps. With
+// appendonly yes and appendfsync everysec, a crash (not a clean shutdown, which writes all)
+// can lose the last second of writes: pushes (gone: the producer must push them again from
+// its own store, as the scheduler re-dispatches tasks its store still holds as active),
+// deliveries (the entries come back as never delivered and are delivered again) and acks (the
+// entries come back pending and are reclaimed after the lease). Only the first is a loss; the
+// others are duplicates, which idempotent handling absorbs.
+//
 // Threads: a queue belongs to its client's loop and is used from that loop's thread; any number
 // of tasks may push, take and ack at once (take() calls that block share the queue's one
 // blocking connection and wait their turn on it).
@@ -78,8 +86,11 @@ struct StreamQueueOptions {
   // What room() measures against: entries pushed and not yet taken (pyspider's queue maxsize,
   // 100). Entries taken are bounded by the consumers' own concurrency and do not count.
   uint64_t bound = 100;
-  // push() trims the stream (by whole nodes) after adding; false leaves it to trim().
+  // push() trims the stream (by whole nodes) after adding, and deletes from the group the
+  // consumers that hold nothing and have not read for forget_consumers_after (processes gone:
+  // a consumer's default name has its pid); false leaves trimming to trim().
   bool trim_on_push = true;
+  Duration forget_consumers_after = std::chrono::hours(1);
 };
 
 // One entry handed to a consumer.
