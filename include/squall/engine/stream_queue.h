@@ -23,10 +23,11 @@
 // neither blocks the queue nor is lost. The dead-letter stream is never trimmed: an operator
 // reads it (XRANGE) and deletes it when done.
 //
-// Round trips: push() is one script call (EVALSHA) for any number of entries; take() is one
-// script call (reclaim, dead-letter, read new entries) and, only when that found nothing and
-// `block` is not zero, one blocking XREADGROUP on a connection of the queue's own (a blocking
-// read holds its connection, so it never delays the shared client's other commands); ack(),
+// Round trips: push() is one script call (EVALSHA) for any number of entries. take() is one
+// call: the take script (reclaim, dead-letter, read new entries) when it looks for expired
+// leases (see take()), else a plain XREADGROUP; a blocking take whose look found nothing
+// makes one more, a blocking XREADGROUP on a connection of the queue's own (a blocking read
+// holds its connection, so it never delays the shared client's other commands). ack(),
 // renew() and depth() are one call each. The first call of each script after a Redis restart
 // costs one more (EVALSHA answers NOSCRIPT, then EVAL).
 //
@@ -58,6 +59,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -170,8 +172,12 @@ class StreamQueue {
 
  private:
   Task<void> ensure_group();
+  Task<std::vector<StreamDelivery>> take_once(size_t max, Duration block);
+  // The take script: expired leases reclaimed (or dead-lettered), then new entries.
   Task<std::vector<StreamDelivery>> take_ready(size_t max);
-  Task<std::vector<StreamDelivery>> take_blocking(size_t max, Duration block);
+  // XREADGROUP ... > on `client`, blocking when `block` is given.
+  Task<std::vector<StreamDelivery>> read_new(RedisClient& client, size_t max,
+                                             std::optional<Duration> block);
 
   RedisClient& redis_;
   RedisClient blocking_;
