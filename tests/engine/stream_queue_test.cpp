@@ -398,6 +398,21 @@ TEST_F(StreamQueueTest, ABatchedPushIsOneRoundTrip) {
       if (name == "evalsha" || name == "info" || name.starts_with("x")) continue;
       EXPECT_EQ(calls - before[name], 0) << name;
     }
+
+    // So is a take of them all and their ack. (The first take looked for expired leases with
+    // the take script; the next one, soon after, is a plain XREADGROUP, or the script again if
+    // the machine stalled for an eighth of the lease: one command either way.)
+    auto first = co_await queue.take(1);
+    auto before_take = co_await command_calls(redis);
+    auto taken = co_await queue.take(100);
+    EXPECT_EQ(taken.size(), 50u);
+    std::vector<std::string> taken_ids = ids_of(taken);
+    co_await queue.ack(taken_ids);
+    auto after_take = co_await command_calls(redis);
+    EXPECT_LE(after_take["evalsha"] - before_take["evalsha"], 1);
+    EXPECT_EQ(after_take["xreadgroup"] - before_take["xreadgroup"], 1);
+    EXPECT_EQ(after_take["xack"] - before_take["xack"], 1);
+    EXPECT_EQ(after_take["eval"] - before_take["eval"], 0);
     redis.close();
   }());
 }
