@@ -97,8 +97,9 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
   reg.ns = o.ns;
   reg.lease = o.lease;
   ComponentRegistry registry(redis, reg);
-  co_await registry.join(ComponentRole::Scheduler,
-                         [&summary] { return ComponentReport{summary.handled, 0}; });
+  co_await registry.join(ComponentRole::Scheduler, [&summary] {
+    return ComponentReport{summary.handled, 0};
+  });
   std::string done = done_key(o);
   co_await redis.command("DEL", done);
 
@@ -151,7 +152,8 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
     while (!stop.is_set()) {
       if (outcome_task.done()) {
         std::exception_ptr e = outcome_task.exception();
-        std::rethrow_exception(e ? e : std::make_exception_ptr(InvalidStateError("outcomes ended")));
+        std::rethrow_exception(e ? e
+                                 : std::make_exception_ptr(InvalidStateError("outcomes ended")));
       }
       uint64_t room = co_await fetch->room();
       std::vector<Dispatch> batch;
@@ -215,8 +217,9 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
   reg.ns = o.ns;
   reg.lease = o.lease;
   ComponentRegistry registry(redis, reg);
-  co_await registry.join(ComponentRole::Fetcher,
-                         [&summary] { return ComponentReport{summary.handled, 0}; });
+  co_await registry.join(ComponentRole::Fetcher, [&summary] {
+    return ComponentReport{summary.handled, 0};
+  });
 
   size_t concurrency = std::max<size_t>(1, o.concurrency);
   FetcherOptions fo = o.fetcher;
@@ -328,8 +331,9 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
   reg.ns = o.ns;
   reg.lease = o.lease;
   ComponentRegistry registry(redis, reg);
-  co_await registry.join(ComponentRole::Processor,
-                         [&summary] { return ComponentReport{summary.handled, 0}; });
+  co_await registry.join(ComponentRole::Processor, [&summary] {
+    return ComponentReport{summary.handled, 0};
+  });
   std::map<std::string, ProjectRuntime*> by_name;
   for (ProjectRuntime* p : projects) by_name[p->project()] = p;
 
@@ -398,8 +402,9 @@ Task<ComponentSummary> run_result_worker(ClusterOptions o, Event& stop) {
   reg.ns = o.ns;
   reg.lease = o.lease;
   ComponentRegistry registry(redis, reg);
-  co_await registry.join(ComponentRole::ResultWorker,
-                         [&summary] { return ComponentReport{summary.handled, 0}; });
+  co_await registry.join(ComponentRole::ResultWorker, [&summary] {
+    return ComponentReport{summary.handled, 0};
+  });
 
   while (!stop.is_set()) {
     std::vector<StreamDelivery> batch = co_await results->take(o.batch, kTakeBlock);

@@ -244,7 +244,9 @@ Task<void> StreamQueue::ensure_group() {
 Task<std::vector<std::string>> StreamQueue::push(std::span<const std::string> payloads) {
   std::vector<std::string> args;
   args.reserve(payloads.size() + 3);
-  args.emplace_back(options_.trim_on_push ? "1" : "0");
+  bool trim = options_.trim_on_push && Clock::now() >= next_trim_;
+  if (trim) next_trim_ = Clock::now() + options_.trim_every;
+  args.emplace_back(trim ? "1" : "0");
   args.push_back(options_.group);
   args.push_back(ms_text(options_.forget_consumers_after));
   args.insert(args.end(), payloads.begin(), payloads.end());

@@ -62,8 +62,7 @@ TEST_F(Cluster, SevenProcessesOverRedisAndPostgresqlGiveTheResultsOfOneSquallRun
   std::vector<Process> others;
   for (int i = 0; i < 3; ++i) others.push_back(start({"fetcher", "-c", "4"}));
   for (int i = 0; i < 2; ++i) others.push_back(start({"processor", "shop.py"}));
-  others.push_back(
-      start({"result-worker", "--taskdb", db, "--results", "cluster.jsonl"}));
+  others.push_back(start({"result-worker", "--taskdb", db, "--results", "cluster.jsonl"}));
   Process scheduler = start({"scheduler", "shop.py", "--taskdb", db, "--fresh"});
 
   int status = scheduler.wait(120s);

@@ -92,6 +92,9 @@ struct StreamQueueOptions {
   // a consumer's default name has its pid); false leaves trimming to trim().
   bool trim_on_push = true;
   Duration forget_consumers_after = std::chrono::hours(1);
+  // ... at most once per trim_every: the trim reads the group's pending summary and its
+  // consumers, which costs a push of one entry some ten times what the XADD does.
+  Duration trim_every = std::chrono::seconds(1);
 };
 
 // One entry handed to a consumer.
@@ -186,6 +189,8 @@ class StreamQueue {
   bool group_ready_ = false;
   // When take() next looks for expired leases.
   TimePoint next_scan_{};
+  // When push() next trims.
+  TimePoint next_trim_{};
 };
 
 // Depth of the stream `key` as read by `group`, in one script call (StreamQueue::depth without
