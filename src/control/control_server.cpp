@@ -12,6 +12,7 @@
 
 #include "squall/control/curl_command.h"
 #include "squall/control/dashboard.h"
+#include "squall/control/debug_step.h"
 #include "squall/control/engine_metrics.h"
 #include "squall/control/prometheus.h"
 #include "squall/core/error.h"
@@ -484,6 +485,64 @@ Task<void> post_fetch(State& s, Request& req, Reply& resp) {
   co_await send_json(resp, out);
 }
 
+// Reads an optional string field of a debug request.
+std::string string_field(const json& body, const char* key) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return {};
+  if (!it->is_string()) throw StatusError(400, std::string(key) + " must be a string");
+  return it->get<std::string>();
+}
+
+Task<void> post_debug(State& s, Request& req, Reply& resp) {
+  json body = co_await json_body(req);
+  if (!body.is_object())
+    throw StatusError(400, "the body must be an object: {\"project\", \"url\", \"callback\"}");
+  for (const auto& [key, v] : body.items())
+    if (key != "project" && key != "url" && key != "callback" && key != "fetch")
+      throw StatusError(
+          400, "unknown field '" + key + "': a debug step takes project, url, callback and fetch");
+  DebugRequest request{.url = string_field(body, "url"),
+                       .callback = string_field(body, "callback")};
+  if (auto fetch = body.find("fetch"); fetch != body.end() && !fetch->is_null()) {
+    if (!fetch->is_object()) throw StatusError(400, "fetch must be an object of fetch options");
+    request.fetch = *fetch;
+  }
+  std::string project = string_field(body, "project");
+  if (project.empty()) {
+    std::vector<std::string> names = s.engine.projects();
+    if (names.size() != 1) throw StatusError(400, "project is required");
+    project = names[0];
+  }
+  s.known_project(project);
+  auto target = std::find_if(
+      s.options.debug.begin(), s.options.debug.end(),
+      [&](const DebuggableProject& d) { return d.runtime && d.runtime->project() == project; });
+  if (target == s.options.debug.end())
+    throw StatusError(409, "project '" + project +
+                               "' has no script runtime: the debugger steps the callbacks of a "
+                               "Python project (squall run PROJECT.py --port N)");
+  bool start = request.url == "on_start" || (request.url.empty() && request.callback == "on_start");
+  if (!start) {
+    std::string list;
+    for (const std::string& c : target->callbacks) list += (list.empty() ? "" : ", ") + c;
+    if (request.url.empty()) throw StatusError(400, "url is required (or on_start)");
+    if (request.callback.empty())
+      throw StatusError(400, "callback is required (callbacks: " + list + ")");
+    if (std::find(target->callbacks.begin(), target->callbacks.end(), request.callback) ==
+        target->callbacks.end())
+      throw StatusError(404, "project '" + project + "' has no callback '" + request.callback +
+                                 "' (callbacks: " + list + ")");
+  }
+  CrawlTask task = debug_task(*target->runtime, request);
+  Fetcher* fetcher = s.engine.fetcher();
+  if (!fetcher)
+    throw StatusError(503, "the engine's fetcher has not started yet: try again shortly");
+  log(LogLevel::Info,
+      "control: debug step of " + project + ": " + task.url + " -> " + task.callback());
+  DebugStep step = co_await run_debug_step(*target->runtime, *fetcher, std::move(task));
+  co_await send_json(resp, step.to_json());
+}
+
 Task<void> get_results(State& s, Request& req, Reply& resp) {
   SqliteStore& store = s.store();
   std::string project = s.project_of(req);
@@ -593,6 +652,7 @@ ControlServer::ControlServer(Engine& engine, ControlOptions options)
   s.app.add("GET", "/", guarded(p, get_dashboard));
   s.app.add("GET", "/metrics", guarded(p, get_metrics));
   s.app.add("POST", "/api/fetch", guarded(p, post_fetch));
+  s.app.add("POST", "/api/debug", guarded(p, post_debug));
   s.app.add("POST", "/api/tasks", guarded(p, post_tasks));
   s.app.add("GET", "/api/tasks", guarded(p, get_tasks));
   s.app.add("GET", "/api/tasks/{taskid}", guarded(p, get_task));

@@ -19,6 +19,10 @@
 //   GET   /api/tasks/{taskid}        ?project=: one task with its track
 //   GET   /api/projects              the projects, their status, rate, burst and counters
 //   PATCH /api/projects/{name}       {"status", "rate", "burst"}, acting at once
+//   POST  /api/debug                 {"project", "url", "callback", "fetch"}: one debug step
+//                                    (debug_step.h) of a project in `debug`, through the
+//                                    engine's fetcher, storing nothing; 409 for a project
+//                                    without a script runtime, 404 for an unknown callback
 //   GET   /api/results               ?project=&search=&after=&limit=, a page
 //   GET   /api/results/dump/{project}.{json,jsonl,csv}   every result, streamed a page at a time
 //   GET   /api/counters              pyspider's 5m/1h/1d/all × pending/success/retry/failed
@@ -39,12 +43,21 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "squall/core/task.h"
 
 namespace squall {
 
 class Engine;
+class ProjectRuntime;
+
+// A project the debugger may step (POST /api/debug): its runtime, which must outlive the
+// server, and the callbacks a step may name (on_start among them).
+struct DebuggableProject {
+  ProjectRuntime* runtime = nullptr;
+  std::vector<std::string> callbacks;
+};
 
 struct ControlOptions {
   uint16_t port = 0;  // 0: an ephemeral port (see port())
@@ -52,6 +65,8 @@ struct ControlOptions {
   // "user:password" for HTTP Basic auth; empty for none, which only a loopback address
   // (127.0.0.0/8, ::1, localhost) may go without.
   std::string auth;
+  // The projects the debugger steps (a script's); the others answer 409 there.
+  std::vector<DebuggableProject> debug;
 };
 
 class ControlServer {
