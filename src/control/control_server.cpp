@@ -174,6 +174,10 @@ struct ControlServer::State {
       out["updatetime"] = info->updatetime;
     }
     out["counters"] = s.counters(name);
+    // The callbacks the debugger may step; null for a project without a script runtime.
+    out["callbacks"] = nullptr;
+    for (const DebuggableProject& d : options.debug)
+      if (d.runtime && d.runtime->project() == name) out["callbacks"] = d.callbacks;
     Scheduler::Held held = s.held(name);
     out["held"] = {{"ready", held.ready}, {"delayed", held.delayed}, {"in_work", held.in_work}};
     return out;
