@@ -317,11 +317,18 @@ Task<json> json_body(Request& req) {
   }
 }
 
-Task<void> get_projects(State& s, Request&, Reply& resp) {
+// The projects in name order; `after` is how many earlier pages held (the engine's projects
+// are fixed once it runs, so a position is a stable cursor).
+Task<void> get_projects(State& s, Request& req, Reply& resp) {
   s.scheduler();
+  int64_t after = int_argument(req, "after", 0, 0, std::numeric_limits<int64_t>::max());
+  size_t limit = static_cast<size_t>(int_argument(req, "limit", kDefaultPage, 1, kMaxPage));
+  std::vector<std::string> names = s.engine.projects();
+  size_t from = std::min(static_cast<size_t>(after), names.size());
+  size_t to = std::min(from + limit, names.size());
   json out = json::array();
-  for (const std::string& name : s.engine.projects()) out.push_back(s.project_json(name));
-  json reply = {{"projects", out}};
+  for (size_t i = from; i < to; ++i) out.push_back(s.project_json(names[i]));
+  json reply = {{"projects", out}, {"next", to < names.size() ? static_cast<int64_t>(to) : 0}};
   co_await send_json(resp, reply);
 }
 

@@ -108,10 +108,19 @@ struct Chromium {
   }
 };
 
-// Saves the page's screenshot (a PNG) at `path`, under the test's working directory.
-Task<void> screenshot(DevTools& page, std::string path) {
-  json png_format = {{"format", "png"}};
-  json shot = co_await page.call("Page.captureScreenshot", png_format);
+// Saves a screenshot (a PNG) at `path`, under the test's working directory: the page's
+// viewport, or only the element `id` when one is named.
+Task<void> screenshot(DevTools& page, std::string path, std::string id = "") {
+  json params = {{"format", "png"}};
+  if (!id.empty()) {
+    json box = co_await page.eval("(() => { const r = document.getElementById('" + id +
+                                  "').getBoundingClientRect(); return {x: r.x + scrollX, "
+                                  "y: r.y + scrollY, width: r.width, height: r.height, "
+                                  "scale: 1}; })()");
+    params["clip"] = box;
+    params["captureBeyondViewport"] = true;
+  }
+  json shot = co_await page.call("Page.captureScreenshot", params);
   std::optional<std::string> png = forgiving_base64_decode(shot["data"].get<std::string>());
   EXPECT_TRUE(png && png->starts_with("\x89PNG"));
   if (png) {
@@ -191,6 +200,9 @@ TEST_F(DashboardTest, ThePageShowsTheCrawlLiveAndItsPauseButtonStopsTheFetches) 
     EXPECT_EQ(status, "RUNNING");
     json bars = co_await page.eval(R"(document.querySelectorAll("#projects .bar").length)");
     EXPECT_EQ(bars, 4);  // 5m, 1h, 1d, all
+    // The crawl's built-in project has no script: the debugger pane says so.
+    json note = co_await page.eval("document.getElementById('debug-note').textContent");
+    EXPECT_TRUE(test::contains(note.dump(), "crawl has no script runtime")) << note;
     co_await page.eval("loadTasks(0)");
     co_await sleep(300ms);
     json task_rows = co_await page.eval(R"(document.querySelectorAll("#tasks tbody tr").length)");
@@ -308,7 +320,7 @@ TEST_F(DashboardTest, TheDebuggerPaneStepsAPythonProjectAndAClickedFollowIsTheNe
     json titles = co_await page.eval("document.getElementsByTagName('title').length");
     EXPECT_EQ(titles, 1);
 
-    co_await screenshot(page, "test-artifacts/debugger.png");
+    co_await screenshot(page, "test-artifacts/debugger.png", "debugger");
 
     // A follow clicked fills the next step, which runs with its fetch options.
     co_await page.eval("document.querySelector('#debug-follows a.follow').click()");
@@ -327,7 +339,7 @@ TEST_F(DashboardTest, TheDebuggerPaneStepsAPythonProjectAndAClickedFollowIsTheNe
         json::parse(result.is_string() ? result.get<std::string>() : "null", nullptr, false);
     EXPECT_EQ(shown, (json{{"title", "x"}, {"from", index}})) << result;
 
-    co_await screenshot(page, "test-artifacts/debugger-result.png");
+    co_await screenshot(page, "test-artifacts/debugger-result.png", "debugger");
     co_await page.close();
     http::HttpClient::shared().close();
   };

@@ -17,7 +17,8 @@
 //   POST  /api/tasks                 a task dict, a list of them, or {"tasks": [...]}
 //   GET   /api/tasks                 ?project=&status=&search=&after=&limit=, a page
 //   GET   /api/tasks/{taskid}        ?project=: one task with its track
-//   GET   /api/projects              the projects, their status, rate, burst and counters
+//   GET   /api/projects              ?after=&limit=, a page of the projects (by name) with
+//                                    their status, rate, burst, counters and callbacks
 //   PATCH /api/projects/{name}       {"status", "rate", "burst"}, acting at once
 //   POST  /api/debug                 {"project", "url", "callback", "fetch"}: one debug step
 //                                    (debug_step.h) of a project in `debug`, through the
