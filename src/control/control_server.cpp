@@ -39,6 +39,8 @@ namespace {
 constexpr size_t kDefaultPage = 50;
 constexpr size_t kMaxPage = 1000;
 constexpr size_t kDumpPage = 500;
+// Debug steps in flight at once: each holds its page's body until it answers.
+constexpr size_t kDebugSteps = 4;
 // A live feed whose client has this much unread is skipped until it catches up.
 constexpr size_t kFeedBacklog = 1 << 20;
 
@@ -117,6 +119,7 @@ struct ControlServer::State {
   Event watched;  // set while a feed is open
   std::optional<TaskHandle<void>> broadcaster;
   uint64_t last_pages = 0;
+  size_t debug_steps = 0;  // POST /api/debug in flight
   bool stopping = false;
 
   State(Engine& e, ControlOptions o) : engine(e), options(std::move(o)), metrics(e) {}
@@ -548,6 +551,14 @@ Task<void> post_debug(State& s, Request& req, Reply& resp) {
   Fetcher* fetcher = s.engine.fetcher();
   if (!fetcher)
     throw StatusError(503, "the engine's fetcher has not started yet: try again shortly");
+  if (s.debug_steps >= kDebugSteps)
+    throw StatusError(503, std::to_string(kDebugSteps) +
+                               " debug steps are running: try again when one has answered");
+  ++s.debug_steps;
+  struct Release {
+    size_t& count;
+    ~Release() { --count; }
+  } release{s.debug_steps};
   log(LogLevel::Info,
       "control: debug step of " + project + ": " + task.url + " -> " + task.callback());
   DebugStep step = co_await run_debug_step(*target->runtime, *fetcher, std::move(task));

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cli/run_peer.h"
 #include "support/process.h"
@@ -23,6 +24,8 @@ using test::TempDir;
 
 constexpr const char* kProject = R"(from pyspider.libs.base_handler import *
 import logging
+import os
+import time
 
 
 class Handler(BaseHandler):
@@ -45,6 +48,10 @@ class Handler(BaseHandler):
     @catch_status_code_error
     def any_status(self, response):
         return {'status': response.status_code}
+
+    def slow(self, response):
+        while not os.path.exists('release'):
+            time.sleep(0.02)
 )";
 
 // An answer of the control plane: its status and its JSON body (null when it is not JSON).
@@ -239,9 +246,44 @@ TEST(RunDebugger, BadRequestsGetTheirStatusAndReason) {
   EXPECT_EQ(a.status, 404);
   EXPECT_TRUE(contains(error_of(a),
                        "no callback 'detail' (callbacks: any_status, broken, detail_page, "
-                       "index_page, on_start)"))
+                       "index_page, on_start, slow)"))
       << a.text;
   EXPECT_EQ(p.site.requests_for("/page/a").size(), 1u) << "only the project's own run";
+  EXPECT_EQ(test::exit_status(p.run.stop(SIGINT)), 0) << p.run.output();
+}
+
+TEST(RunDebugger, AFifthStepWhileFourRunIsRefusedUntilOneHasAnswered) {
+  ServedProject p;
+  // Its callback runs until the test writes the file `release`.
+  json slow = {{"url", p.site.origin + "/page/s"}, {"callback", "slow"}};
+  std::vector<Process> running;
+  for (int i = 0; i < 4; ++i)
+    running.push_back(Process::start({"/usr/bin/curl", "-sS", "--noproxy", "*", "-X", "POST",
+                                      "--data-binary", slow.dump(), p.base + "/api/debug"},
+                                     p.work.path()));
+  // Each step says so in the server's log before it fetches.
+  auto logged = [&] {
+    std::string out = p.run.output();
+    size_t n = 0;
+    for (size_t at = 0; (at = out.find("control: debug step of site", at)) != std::string::npos;
+         ++at)
+      ++n;
+    return n;
+  };
+  for (int i = 0; i < 3000 && logged() < 4; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(logged(), 4u) << p.run.output();
+  Answer refused = p.step({{"url", p.site.origin + "/page/r"}, {"callback", "detail_page"}});
+  EXPECT_EQ(refused.status, 503) << refused.text;
+  EXPECT_TRUE(contains(refused.body.value("error", std::string()), "4 debug steps are running"))
+      << refused.text;
+  p.work.write("release", "");  // the slow callbacks end
+  for (Process& r : running) {
+    EXPECT_EQ(test::exit_status(r.wait(std::chrono::seconds(60))), 0) << r.output();
+    EXPECT_TRUE(contains(r.output(), "\"callback\":\"slow\"")) << r.output();
+  }
+  Answer after = p.step({{"url", p.site.origin + "/page/r"}, {"callback", "detail_page"}});
+  EXPECT_EQ(after.status, 200) << after.text;
   EXPECT_EQ(test::exit_status(p.run.stop(SIGINT)), 0) << p.run.output();
 }
 

@@ -23,7 +23,8 @@
 //   POST  /api/debug                 {"project", "url", "callback", "fetch"}: one debug step
 //                                    (debug_step.h) of a project in `debug`, through the
 //                                    engine's fetcher, storing nothing; 409 for a project
-//                                    without a script runtime, 404 for an unknown callback
+//                                    without a script runtime, 404 for an unknown callback,
+//                                    503 while 4 steps are running
 //   GET   /api/results               ?project=&search=&after=&limit=, a page
 //   GET   /api/results/dump/{project}.{json,jsonl,csv}   every result, streamed a page at a time
 //   GET   /api/counters              pyspider's 5m/1h/1d/all × pending/success/retry/failed
