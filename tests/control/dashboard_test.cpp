@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <vector>
 
 #include "cli/run_peer.h"
 #include "squall/http/client.h"
@@ -105,6 +106,16 @@ struct Chromium {
       if (!(in >> port)) port = 0;
       if (port == 0) std::this_thread::sleep_for(50ms);
     }
+  }
+  // Debian's chromium-headless-shell is a shell script that runs the browser as its child:
+  // the browser is ended first (it takes its own children with it), then the script.
+  ~Chromium() {
+    std::ifstream children("/proc/" + std::to_string(process.pid()) + "/task/" +
+                           std::to_string(process.pid()) + "/children");
+    std::vector<pid_t> browsers;
+    for (pid_t child; children >> child;) browsers.push_back(child);
+    for (pid_t browser : browsers) ::kill(browser, SIGTERM);
+    process.wait(10s);
   }
 };
 
