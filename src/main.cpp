@@ -13,6 +13,7 @@
 #include "squall/cli/robots_command.h"
 #include "squall/cli/run_command.h"
 #include "squall/cli/serve_command.h"
+#include "squall/cli/status_command.h"
 #include "squall/cli/url_command.h"
 #include "squall/cli/version.h"
 
@@ -350,10 +351,12 @@ int main(int argc, char** argv) {
   crawl_cmd->add_option("--retries", crawl.retries, "tries after a 599, 429 or 5xx")
       ->capture_default_str();
   crawl_cmd
-      ->add_option("--state", crawl.state,
-                   "the SQLite file that keeps the crawl (one crawl per file; a run with other "
-                   "start URLs is refused)")
+      ->add_option("--state,--taskdb", crawl.state,
+                   "the store that keeps the crawl: an SQLite file, sqlite:///PATH, or\n"
+                   "postgresql://USER@HOST/DB (one crawl per store; a run with other start URLs "
+                   "is refused)")
       ->capture_default_str();
+
   crawl_cmd->add_flag("--fresh", crawl.fresh,
                       "start over: drop what the state file and the outputs hold");
   crawl_cmd->add_option(
@@ -398,7 +401,12 @@ int main(int argc, char** argv) {
   run_cmd->add_option("PROJECT.py [URL]", run_args, "the project script (and, with --debug, a URL)")
       ->required()
       ->expected(1, 2);
-  run_cmd->add_option("--db", run.db, "the SQLite file of its tasks and results (PROJECT.db)");
+  run_cmd->add_option(
+      "--db,--taskdb", run.db,
+      "where its tasks, project and results are kept: an SQLite file (PROJECT.db),\n"
+      "sqlite:///PATH, or postgresql://USER@HOST/DB (pyspider's --taskdb)");
+  run_cmd->add_option("--resultdb", run.resultdb,
+                      "keep its results in this store instead (a file or a URL as --taskdb)");
   run_cmd->add_option("--results", run.results,
                       "write a JSON line per result here (pyspider's dump format)");
   run_cmd->add_option("--timeout", run.timeout, "seconds, then stop (exit 3; the command resumes)");
@@ -414,6 +422,30 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--callback", run.callback, "with --debug: the callback (index_page)");
   add_control_flags(run_cmd, run, "project");
   run_cmd->add_option("--browsers", run.browsers, "Chromium processes rendering js tasks")
+      ->check(CLI::PositiveNumber);
+
+  squall::cli::StatusCommand status;
+  auto* status_cmd = app.add_subcommand(
+      "status",
+      "Show a distributed crawl from its Redis: every component that registered (role, host,\n"
+      "pid, live or dead, heartbeat age, pages done, its queue's lag) and the depth of the four\n"
+      "streams between them (length, pending: taken and not yet acknowledged, lag: not yet\n"
+      "taken, dead letters, consumers). A component is dead after 3 leases without a heartbeat.\n"
+      "Exit status 0 when Redis answered, 1 when it cannot be reached, 2 for a bad flag.\n"
+      "Examples:\n"
+      "  squall status --redis redis://127.0.0.1:6379/0\n"
+      "  squall status --redis redis://:secret@10.0.0.5:6379/2 --namespace shop --json");
+  status_cmd
+      ->add_option("--redis", status.redis,
+                   "redis://[[user]:password@]host[:port][/db], the Redis the components use")
+      ->required();
+  status_cmd->add_option("--namespace", status.ns,
+                         "the crawl's namespace: its keys are squall:NAMESPACE:... (default "
+                         "squall)");
+  status_cmd->add_flag("--json", status.json, "print one JSON object, for scripts");
+  status_cmd
+      ->add_option("--timeout", status.timeout,
+                   "seconds to wait for Redis, to connect and for each reply (default 5)")
       ->check(CLI::PositiveNumber);
 
   // `squall help [SUBCOMMAND]` is `squall [SUBCOMMAND] --help`; a word that names no
@@ -456,6 +488,7 @@ int main(int argc, char** argv) {
   }
   if (crawl_cmd->parsed())
     return squall::cli::run_crawl(crawl, std::cerr, isatty(STDERR_FILENO) != 0);
+  if (status_cmd->parsed()) return squall::cli::run_status(status, std::cout, std::cerr);
   if (run_cmd->parsed()) {
     run.script = run_args.at(0);
     if (run_args.size() > 1) {

@@ -33,7 +33,7 @@
 //   GET   /metrics                   Prometheus text
 //   GET   /                          the dashboard; GET /api/live is its WebSocket feed
 // A page of a list is `limit` items (default 50, at most 1000) after the cursor `after`, with
-// `next` to pass as `after` for the following page (0 at the end); nothing is counted on
+// `next` to pass as `after` for the following page (null at the end); nothing is counted on
 // request: counts come from the scheduler's counters. Errors are JSON ({"error": "..."}):
 // 400 naming what is wrong in a malformed body or argument, 404 for an unknown project, task
 // or route, 503 before the engine has opened its store. With `auth` every route asks for HTTP
