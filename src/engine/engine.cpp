@@ -76,13 +76,7 @@ struct Engine::State {
           if (!finish_sent) {
             finish_sent = true;
             std::vector<CrawlTask> finishing;
-            for (auto& [name, p] : projects) {
-              CrawlTask t = CrawlTask::for_url(name, "data:,on_finished");
-              t.taskid = "on_finished";
-              t.process["callback"] = "on_finished";
-              t.schedule.force_update = true;
-              finishing.push_back(std::move(t));
-            }
+            for (auto& [name, p] : projects) finishing.push_back(Processor::finish_task(name));
             co_await request(std::move(finishing));
             continue;
           }

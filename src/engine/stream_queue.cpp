@@ -78,8 +78,8 @@ return redis.call('XTRIM', KEYS[1], 'MINID', '=', point)
   return script;
 }
 
-// KEYS[1] stream, KEYS[2] dead letters; ARGV group, consumer, lease (ms), max, max_deliveries,
-// '1' to look for expired leases. Reclaims entries idle for the lease (oldest first),
+// KEYS[1] stream, KEYS[2] dead letters; ARGV group, consumer, lease (ms), max, max_deliveries.
+// Reclaims entries idle for the lease (oldest first),
 // dead-letters those already delivered max_deliveries times, then reads new entries up to max.
 // Returns {expired leases found, {{id, payload, deliveries}...}}.
 const RedisScript& take_script() {
@@ -94,8 +94,7 @@ local function payload_of(fields)
   return fields[2] or ''
 end
 local out = {}
-local expired = {}
-if ARGV[6] == '1' then expired = redis.call('XPENDING', stream, group, 'IDLE', lease, '-', '+', max) end
+local expired = redis.call('XPENDING', stream, group, 'IDLE', lease, '-', '+', max)
 for _, p in ipairs(expired) do
   local id, holder, count = p[1], p[2], p[4]
   if count >= most then
@@ -245,7 +244,9 @@ Task<void> StreamQueue::ensure_group() {
 Task<std::vector<std::string>> StreamQueue::push(std::span<const std::string> payloads) {
   std::vector<std::string> args;
   args.reserve(payloads.size() + 3);
-  args.emplace_back(options_.trim_on_push ? "1" : "0");
+  bool trim = options_.trim_on_push && Clock::now() >= next_trim_;
+  if (trim) next_trim_ = Clock::now() + options_.trim_every;
+  args.emplace_back(trim ? "1" : "0");
   args.push_back(options_.group);
   args.push_back(ms_text(options_.forget_consumers_after));
   args.insert(args.end(), payloads.begin(), payloads.end());
@@ -263,41 +264,47 @@ Task<std::vector<std::string>> StreamQueue::push(std::span<const std::string> pa
 Task<std::vector<StreamDelivery>> StreamQueue::take(size_t max, Duration block) {
   if (max == 0) throw InvalidArgumentError("StreamQueue::take: max must be at least 1");
   co_await ensure_group();
-  bool regroup = false;
-  std::vector<StreamDelivery> got;
-  try {
-    got = co_await take_ready(max);
-  } catch (const RedisError& e) {
-    if (!lost_group(e)) throw;
-    regroup = true;
-  }
-  if (regroup) {
+  for (int attempt = 0;; ++attempt) {
+    bool regroup = false;
+    std::vector<StreamDelivery> got;
+    try {
+      got = co_await take_once(max, block);
+    } catch (const RedisError& e) {
+      if (!lost_group(e) || attempt > 0) throw;
+      regroup = true;
+    }
+    if (!regroup) co_return got;
     group_ready_ = false;
     co_await ensure_group();
-    got = co_await take_ready(max);
   }
-  if (!got.empty() || block <= Duration::zero()) co_return got;
-  co_return co_await take_blocking(max, block);
+}
+
+Task<std::vector<StreamDelivery>> StreamQueue::take_once(size_t max, Duration block) {
+  bool wait = block > Duration::zero();
+  if (Clock::now() >= next_scan_) {
+    std::vector<StreamDelivery> got = co_await take_ready(max);
+    if (!got.empty() || !wait) co_return got;
+  } else if (!wait) {
+    co_return co_await read_new(redis_, max, std::nullopt);
+  }
+  // A blocking read answers at once when there are entries, so it is the only round trip.
+  co_return co_await read_new(blocking_, max,
+                              std::max<Duration>(block, std::chrono::milliseconds(1)));
 }
 
 Task<std::vector<StreamDelivery>> StreamQueue::take_ready(size_t max) {
   std::vector<std::string> keys = {key_, dead_key_};
   TimePoint now = Clock::now();
-  bool scan = now >= next_scan_;
-  std::vector<std::string> args = {options_.group,
-                                   options_.consumer,
-                                   ms_text(options_.lease),
-                                   std::to_string(max),
-                                   std::to_string(options_.max_deliveries),
-                                   scan ? "1" : "0"};
+  std::vector<std::string> args = {options_.group, options_.consumer, ms_text(options_.lease),
+                                   std::to_string(max), std::to_string(options_.max_deliveries)};
   RedisReply reply = co_await take_script().run(redis_, keys, args);
   if (reply.type != RedisReply::Type::Array || reply.elements.size() != 2 ||
       reply.elements[0].type != RedisReply::Type::Integer ||
       reply.elements[1].type != RedisReply::Type::Array)
     bad_reply(redis_, "take", reply);
-  // A scan that found expired leases may have left more; one that found none is not worth
+  // A look that found expired leases may have left more; one that found none is not worth
   // repeating for an eighth of a lease (it walks the whole pending list on the server).
-  if (scan) next_scan_ = reply.elements[0].integer > 0 ? now : now + options_.lease / 8;
+  next_scan_ = reply.elements[0].integer > 0 ? now : now + options_.lease / 8;
   RedisReply& r = reply.elements[1];
   std::vector<StreamDelivery> out;
   out.reserve(r.elements.size());
@@ -311,23 +318,13 @@ Task<std::vector<StreamDelivery>> StreamQueue::take_ready(size_t max) {
   co_return out;
 }
 
-Task<std::vector<StreamDelivery>> StreamQueue::take_blocking(size_t max, Duration block) {
+Task<std::vector<StreamDelivery>> StreamQueue::read_new(RedisClient& client, size_t max,
+                                                        std::optional<Duration> block) {
   XReadGroupOptions read;
   read.count = max;
-  read.block = std::max<Duration>(block, std::chrono::milliseconds(1));
-  std::vector<RedisStreamEntry> entries;
-  bool regroup = false;
-  try {
-    entries = co_await xreadgroup(blocking_, key_, options_.group, options_.consumer, read);
-  } catch (const RedisError& e) {
-    if (!lost_group(e)) throw;
-    regroup = true;
-  }
-  if (regroup) {
-    group_ready_ = false;
-    co_await ensure_group();
-    entries = co_await xreadgroup(blocking_, key_, options_.group, options_.consumer, read);
-  }
+  read.block = block;
+  std::vector<RedisStreamEntry> entries =
+      co_await xreadgroup(client, key_, options_.group, options_.consumer, read);
   std::vector<StreamDelivery> out;
   out.reserve(entries.size());
   for (auto& e : entries) {

@@ -304,7 +304,9 @@ TEST_F(StreamQueueTest, TrimmingKeepsWhatAnotherGroupOfTheStreamStillOwes) {
 TEST_F(StreamQueueTest, PushTrimsWholeNodesOfWhatWasAcknowledged) {
   run([&]() -> Task<void> {
     RedisClient redis(options());
-    StreamQueue queue(redis, "squall:t:fetch", queue_options("a"));
+    StreamQueueOptions o = queue_options("a");
+    o.trim_every = Duration::zero();
+    StreamQueue queue(redis, "squall:t:fetch", o);
     std::vector<std::string> payloads = numbered(500);
     co_await queue.push(payloads);
     auto taken = co_await queue.take(400);
@@ -323,11 +325,33 @@ TEST_F(StreamQueueTest, PushTrimsWholeNodesOfWhatWasAcknowledged) {
   }());
 }
 
+TEST_F(StreamQueueTest, PushTrimsAtMostOncePerTrimEvery) {
+  run([&]() -> Task<void> {
+    RedisClient redis(options());
+    StreamQueueOptions o = queue_options("a");
+    o.trim_every = 300ms;
+    StreamQueue queue(redis, "squall:t:fetch", o);
+    std::vector<std::string> payloads = numbered(500);
+    co_await queue.push(payloads);  // the first push trims (there is nothing to trim yet)
+    auto taken = co_await queue.take(400);
+    std::vector<std::string> taken_ids = ids_of(taken);
+    co_await queue.ack(taken_ids);
+    std::vector<std::string> one = {"one"};
+    co_await queue.push(one);
+    EXPECT_EQ((co_await queue.depth()).length, 501u) << "trimmed again within trim_every";
+    co_await sleep(400ms);
+    co_await queue.push(one);
+    EXPECT_LT((co_await queue.depth()).length, 502u) << "not trimmed after trim_every";
+    redis.close();
+  }());
+}
+
 TEST_F(StreamQueueTest, PushForgetsConsumersThatHoldNothingAndStoppedReading) {
   run([&]() -> Task<void> {
     RedisClient redis(options());
     StreamQueueOptions o = queue_options("producer");
     o.forget_consumers_after = 100ms;
+    o.trim_every = Duration::zero();
     StreamQueue producer(redis, "squall:t:fetch", o);
     StreamQueue gone(redis, "squall:t:fetch", queue_options("gone"));
     StreamQueue holder(redis, "squall:t:fetch", queue_options("holder"));
@@ -398,6 +422,21 @@ TEST_F(StreamQueueTest, ABatchedPushIsOneRoundTrip) {
       if (name == "evalsha" || name == "info" || name.starts_with("x")) continue;
       EXPECT_EQ(calls - before[name], 0) << name;
     }
+
+    // So is a take of them all and their ack. (The first take looked for expired leases with
+    // the take script; the next one, soon after, is a plain XREADGROUP, or the script again if
+    // the machine stalled for an eighth of the lease: one command either way.)
+    auto first = co_await queue.take(1);
+    auto before_take = co_await command_calls(redis);
+    auto taken = co_await queue.take(100);
+    EXPECT_EQ(taken.size(), 50u);
+    std::vector<std::string> taken_ids = ids_of(taken);
+    co_await queue.ack(taken_ids);
+    auto after_take = co_await command_calls(redis);
+    EXPECT_LE(after_take["evalsha"] - before_take["evalsha"], 1);
+    EXPECT_EQ(after_take["xreadgroup"] - before_take["xreadgroup"], 1);
+    EXPECT_EQ(after_take["xack"] - before_take["xack"], 1);
+    EXPECT_EQ(after_take["eval"] - before_take["eval"], 0);
     redis.close();
   }());
 }

@@ -5,17 +5,16 @@
 //   StreamQueueOptions o;
 //   o.group = "fetchers";
 //   StreamQueue tasks(redis, "squall:squall:fetch", o);
-//   co_await tasks.push(payloads);                        // one round trip for the whole batch
-//   for (auto& d : co_await tasks.take(10, 2s)) {          // d.id, d.payload, d.deliveries
-//     ... hand d.payload to the next stage ...
-//     co_await tasks.ack(ids);                           // only once the next stage holds it
-//   }
+//   co_await tasks.push(payloads);                  // one round trip for the whole batch
+//   std::vector<StreamDelivery> got = co_await tasks.take(10, 2s);  // id, payload, deliveries
+//   ... hand the payloads to the next stage ...
+//   co_await tasks.ack(ids);                        // their IDs, once the next stage holds them
 //
-// An entry is one opaque byte string (the stream entry's one field, "payload"). Every consumer
-// of the group sees each entry once, unless its lease passes unacknowledged: then another take()
-// reclaims it and delivers it again with a delivery count one higher. So a consumer that dies
-// (a crashed fetcher, a closed connection) loses nothing: after the lease its entries go to the
-// others. Handling must be idempotent, since an entry may come twice.
+// An entry is one opaque byte string (the stream entry's one field, "payload"). Each entry goes
+// to one consumer of the group, once, unless its lease passes unacknowledged: then another
+// take() reclaims it and delivers it again with a delivery count one higher. So a consumer that
+// dies (a crashed fetcher, a closed connection) loses nothing: after the lease its entries go
+// to the others. Handling must be idempotent, since an entry may come twice.
 //
 // Poison: an entry whose delivery would pass max_deliveries is not delivered again; one Lua
 // script writes it to the dead-letter stream "<stream>:dead" (fields "id" its ID, "deliveries"
@@ -23,10 +22,11 @@
 // neither blocks the queue nor is lost. The dead-letter stream is never trimmed: an operator
 // reads it (XRANGE) and deletes it when done.
 //
-// Round trips: push() is one script call (EVALSHA) for any number of entries; take() is one
-// script call (reclaim, dead-letter, read new entries) and, only when that found nothing and
-// `block` is not zero, one blocking XREADGROUP on a connection of the queue's own (a blocking
-// read holds its connection, so it never delays the shared client's other commands); ack(),
+// Round trips: push() is one script call (EVALSHA) for any number of entries. take() is one
+// call: the take script (reclaim, dead-letter, read new entries) when it looks for expired
+// leases (see take()), else a plain XREADGROUP; a blocking take whose look found nothing
+// makes one more, a blocking XREADGROUP on a connection of the queue's own (a blocking read
+// holds its connection, so it never delays the shared client's other commands). ack(),
 // renew() and depth() are one call each. The first call of each script after a Redis restart
 // costs one more (EVALSHA answers NOSCRIPT, then EVAL).
 //
@@ -40,8 +40,8 @@
 // run twice); push() and take() fail with a NetError of kind Closed, and the caller may call
 // them again: a push that did reach Redis is then pushed twice (at-least-once), and a take
 // whose reply was lost leaves its entries pending under this consumer, so they come back after
-// the lease. A group that vanished (a Redis that restarted without persistence, a deleted key)
-// is created again at the stream's start and the call retried once.
+// the lease. When take() finds its group gone (a Redis that restarted without persistence, a
+// deleted key), it creates it again at the stream's start and tries once more.
 //
 // Persistence: what Redis keeps across its own crash is what its configuration keeps. With
 // appendonly yes and appendfsync everysec, a crash (not a clean shutdown, which writes all)
@@ -58,6 +58,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -91,6 +92,9 @@ struct StreamQueueOptions {
   // a consumer's default name has its pid); false leaves trimming to trim().
   bool trim_on_push = true;
   Duration forget_consumers_after = std::chrono::hours(1);
+  // ... at most once per trim_every: the trim reads the group's pending summary and its
+  // consumers, which costs a push of one entry some ten times what the XADD does.
+  Duration trim_every = std::chrono::seconds(1);
 };
 
 // One entry handed to a consumer.
@@ -170,8 +174,12 @@ class StreamQueue {
 
  private:
   Task<void> ensure_group();
+  Task<std::vector<StreamDelivery>> take_once(size_t max, Duration block);
+  // The take script: expired leases reclaimed (or dead-lettered), then new entries.
   Task<std::vector<StreamDelivery>> take_ready(size_t max);
-  Task<std::vector<StreamDelivery>> take_blocking(size_t max, Duration block);
+  // XREADGROUP ... > on `client`, blocking when `block` is given.
+  Task<std::vector<StreamDelivery>> read_new(RedisClient& client, size_t max,
+                                             std::optional<Duration> block);
 
   RedisClient& redis_;
   RedisClient blocking_;
@@ -181,6 +189,8 @@ class StreamQueue {
   bool group_ready_ = false;
   // When take() next looks for expired leases.
   TimePoint next_scan_{};
+  // When push() next trims.
+  TimePoint next_trim_{};
 };
 
 // Depth of the stream `key` as read by `group`, in one script call (StreamQueue::depth without
