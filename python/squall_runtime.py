@@ -129,6 +129,13 @@ def start(project, path, debugger=False):
         return None, _user_traceback(e)
 
 
+def _callbacks(handler_class):
+    """The methods a task may name as its callback: on_start and those the project defines."""
+    return sorted(name for name in dir(handler_class)
+                  if not name.startswith("_") and callable(getattr(handler_class, name, None))
+                  and (name == "on_start" or not hasattr(BaseHandler, name)))
+
+
 class Runner:
     def __init__(self, project, handler):
         self.project = project
@@ -147,6 +154,7 @@ class Runner:
             "retry_delay": retry_delay,
             "cron": type(h)._cron_job_names(),
             "crawl_config": h.crawl_config or {},
+            "callbacks": _callbacks(type(h)),
         })
 
     def process(self, task_json, fetch_json, content):

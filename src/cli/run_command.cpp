@@ -13,12 +13,15 @@
 #include "squall/browser/chromium.h"
 #include "squall/cli/signal_watch.h"
 #include "squall/control/control_server.h"
+#include "squall/control/debug_step.h"
 #include "squall/core.h"
 #include "squall/core/event.h"
 #include "squall/engine/engine.h"
 #include "squall/script/python_runtime.h"
 
 namespace squall::cli {
+
+using nlohmann::json;
 
 namespace {
 
@@ -85,52 +88,39 @@ void print_summary(const Outcome& o, int signal, std::ostream& err) {
     err << "  run the same command again to resume\n";
 }
 
-// --debug: one fetch and one callback, printed; no store.
+// --debug: one fetch and one callback (control/debug_step.h), printed; no store.
 Task<int> debug_step(PythonRuntime& runtime, const RunCommand& c, std::ostream& out) {
-  CrawlTask task;
-  if (c.debug_url == "on_start") {
-    task = runtime.start_task();
-  } else {
-    task = CrawlTask::for_url(runtime.project(), c.debug_url);
-    task.process["callback"] = c.callback.empty() ? "index_page" : c.callback;
-  }
+  bool start = c.debug_url == "on_start";
+  CrawlTask task = debug_task(
+      runtime,
+      {.url = c.debug_url, .callback = c.callback.empty() && !start ? "index_page" : c.callback});
   FetcherOptions fo;
   fo.user_agent = c.user_agent;
   fo.max_clients = 1;
   Fetcher fetcher(std::move(fo));
-  FetchResult fetched = co_await fetcher.fetch(task);
-  Dispatch d{task, 0};
-  ProcessOutput o = co_await runtime.process(d, std::move(fetched));
-  const nlohmann::json& process = o.status.track["process"];
-  const nlohmann::json& fetch = o.status.track["fetch"];
-  auto text = [](const nlohmann::json& j) {
-    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  };
-  out << "fetch: " << fetch.value("status_code", 0) << " " << fetch.value("url", task.url);
-  if (fetch.contains("error") && fetch["error"].is_string())
-    out << " (" << fetch["error"].get<std::string>() << ")";
-  out << "\ncallback: " << task.callback() << " " << (o.status.ok ? "ok" : "failed") << "\n";
-  size_t messages = 0;
+  DebugStep step = co_await run_debug_step(runtime, fetcher, std::move(task));
+  json shown = step.to_json(0);
+  auto text = [](const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); };
+  const json& fetch = shown["fetch"];
+  out << "fetch: " << fetch["status_code"].get<int>() << " " << fetch["url"].get<std::string>();
+  if (fetch["error"].is_string()) out << " (" << fetch["error"].get<std::string>() << ")";
+  out << "\ncallback: " << step.task.callback() << " " << (step.ok() ? "ok" : "failed") << "\n";
   out << "follows:\n";
-  for (const CrawlTask& f : o.follows) {
-    if (f.callback() == "_on_message") {
-      ++messages;
-      continue;
-    }
-    out << "  " << f.url << "  -> " << f.callback() << "\n";
-  }
-  if (messages > 0) {
+  for (const json& f : shown["follows"])
+    out << "  " << f["url"].get<std::string>() << "  -> " << f["callback"].get<std::string>()
+        << "\n";
+  if (!shown["messages"].empty()) {
     out << "messages:\n";
-    for (const CrawlTask& f : o.follows)
-      if (f.callback() == "_on_message")
-        out << "  to " << f.project << ": " << text(f.fetch["save"]["message"]) << "\n";
+    for (const json& m : shown["messages"])
+      out << "  to " << m["project"].get<std::string>() << ": " << text(m["message"]) << "\n";
   }
-  out << "result: " << (o.result ? text(o.result->result) : std::string("none")) << "\n";
-  std::string logs = process.value("logs", std::string());
+  out << "result: " << (shown["result"].is_null() ? std::string("none") : text(shown["result"]))
+      << "\n";
+  std::string logs = shown["logs"].get<std::string>();
   if (!logs.empty()) out << "logs:\n" << logs << (logs.back() == '\n' ? "" : "\n");
-  if (process.contains("exception") && process["exception"].is_string())
-    out << "exception:\n" << process["exception"].get<std::string>() << "\n";
-  co_return o.status.ok ? kDone : kCouldNotRun;
+  if (shown["exception"].is_string())
+    out << "exception:\n" << shown["exception"].get<std::string>() << "\n";
+  co_return step.ok() ? kDone : kCouldNotRun;
 }
 
 }  // namespace
@@ -142,6 +132,11 @@ int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool 
   }
   if (c.timeout && !(*c.timeout > 0 && *c.timeout < 1e9)) {
     err << "squall run: --timeout must be a positive number of seconds\n";
+    return kUsage;
+  }
+  if (c.debug && c.port) {
+    err << "squall run: --debug prints one step and exits; to step a project in the dashboard, "
+           "serve it with --port and no --debug (its debugger pane, POST /api/debug)\n";
     return kUsage;
   }
   if (c.debug && c.debug_url.empty()) {
@@ -160,6 +155,9 @@ int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool 
   if (c.debug) {
     try {
       return run_sync(debug_step(*runtime, c, out));
+    } catch (const InvalidArgumentError& e) {
+      err << "squall run: " << e.what() << "\n";
+      return kUsage;
     } catch (const std::exception& e) {
       err << "squall run: " << e.what() << "\n";
       return kCouldNotRun;
@@ -192,7 +190,10 @@ int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool 
   std::optional<ControlServer> control;
   if (c.port) {
     try {
-      control.emplace(engine, ControlOptions{.port = *c.port, .bind = c.bind, .auth = c.auth});
+      control.emplace(engine, ControlOptions{.port = *c.port,
+                                             .bind = c.bind,
+                                             .auth = c.auth,
+                                             .debug = {{runtime.get(), runtime->callbacks()}}});
     } catch (const Error& e) {
       err << "squall run: " << e.what() << "\n";
       return kUsage;

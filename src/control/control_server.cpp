@@ -12,6 +12,7 @@
 
 #include "squall/control/curl_command.h"
 #include "squall/control/dashboard.h"
+#include "squall/control/debug_step.h"
 #include "squall/control/engine_metrics.h"
 #include "squall/control/prometheus.h"
 #include "squall/core/error.h"
@@ -38,6 +39,8 @@ namespace {
 constexpr size_t kDefaultPage = 50;
 constexpr size_t kMaxPage = 1000;
 constexpr size_t kDumpPage = 500;
+// Debug steps in flight at once: each holds its page's body until it answers.
+constexpr size_t kDebugSteps = 4;
 // A live feed whose client has this much unread is skipped until it catches up.
 constexpr size_t kFeedBacklog = 1 << 20;
 
@@ -116,6 +119,7 @@ struct ControlServer::State {
   Event watched;  // set while a feed is open
   std::optional<TaskHandle<void>> broadcaster;
   uint64_t last_pages = 0;
+  size_t debug_steps = 0;  // POST /api/debug in flight
   bool stopping = false;
 
   State(Engine& e, ControlOptions o) : engine(e), options(std::move(o)), metrics(e) {}
@@ -177,6 +181,10 @@ struct ControlServer::State {
       out["updatetime"] = info->updatetime;
     }
     out["counters"] = s.counters(name);
+    // The callbacks the debugger may step; null for a project without a script runtime.
+    out["callbacks"] = nullptr;
+    for (const DebuggableProject& d : options.debug)
+      if (d.runtime && d.runtime->project() == name) out["callbacks"] = d.callbacks;
     Scheduler::Held held = s.held(name);
     out["held"] = {{"ready", held.ready}, {"delayed", held.delayed}, {"in_work", held.in_work}};
     return out;
@@ -316,11 +324,25 @@ Task<json> json_body(Request& req) {
   }
 }
 
-Task<void> get_projects(State& s, Request&, Reply& resp) {
+// A page's cursor for the client: null once nothing is left.
+json next_cursor(const std::string& next) {
+  return next.empty() ? json() : json(next);
+}
+
+// The projects in name order, after the cursor: the last name of the page before.
+Task<void> get_projects(State& s, Request& req, Reply& resp) {
   s.scheduler();
+  std::string after(req.query_argument("after").value_or(""));
+  size_t limit = static_cast<size_t>(int_argument(req, "limit", kDefaultPage, 1, kMaxPage));
+  std::vector<std::string> names = s.engine.projects();
+  std::sort(names.begin(), names.end());
+  auto from = after.empty() ? names.begin() : std::upper_bound(names.begin(), names.end(), after);
+  auto to =
+      from + static_cast<std::ptrdiff_t>(std::min(limit, static_cast<size_t>(names.end() - from)));
   json out = json::array();
-  for (const std::string& name : s.engine.projects()) out.push_back(s.project_json(name));
-  json reply = {{"projects", out}};
+  for (auto it = from; it != to; ++it) out.push_back(s.project_json(*it));
+  json reply = {{"projects", out},
+                {"next", next_cursor(to != names.end() ? *std::prev(to) : std::string())}};
   co_await send_json(resp, reply);
 }
 
@@ -393,11 +415,6 @@ json task_summary(const CrawlTask& t) {
     out["error"] = f->value("error", json());
   }
   return out;
-}
-
-// A page's cursor for the client: null once nothing is left.
-json next_cursor(const std::string& next) {
-  return next.empty() ? json() : json(next);
 }
 
 Task<void> get_tasks(State& s, Request& req, Reply& resp) {
@@ -491,6 +508,72 @@ Task<void> post_fetch(State& s, Request& req, Reply& resp) {
   json out = r.to_json();
   out["ok"] = r.error.empty() && r.status_code < 400;
   co_await send_json(resp, out);
+}
+
+// Reads an optional string field of a debug request.
+std::string string_field(const json& body, const char* key) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return {};
+  if (!it->is_string()) throw StatusError(400, std::string(key) + " must be a string");
+  return it->get<std::string>();
+}
+
+Task<void> post_debug(State& s, Request& req, Reply& resp) {
+  json body = co_await json_body(req);
+  if (!body.is_object())
+    throw StatusError(400, "the body must be an object: {\"project\", \"url\", \"callback\"}");
+  for (const auto& [key, v] : body.items())
+    if (key != "project" && key != "url" && key != "callback" && key != "fetch")
+      throw StatusError(
+          400, "unknown field '" + key + "': a debug step takes project, url, callback and fetch");
+  DebugRequest request{.url = string_field(body, "url"),
+                       .callback = string_field(body, "callback")};
+  if (auto fetch = body.find("fetch"); fetch != body.end() && !fetch->is_null()) {
+    if (!fetch->is_object()) throw StatusError(400, "fetch must be an object of fetch options");
+    request.fetch = *fetch;
+  }
+  std::string project = string_field(body, "project");
+  if (project.empty()) {
+    std::vector<std::string> names = s.engine.projects();
+    if (names.size() != 1) throw StatusError(400, "project is required");
+    project = names[0];
+  }
+  s.known_project(project);
+  auto target = std::find_if(
+      s.options.debug.begin(), s.options.debug.end(),
+      [&](const DebuggableProject& d) { return d.runtime && d.runtime->project() == project; });
+  if (target == s.options.debug.end())
+    throw StatusError(409, "project '" + project +
+                               "' has no script runtime: the debugger steps the callbacks of a "
+                               "Python project (squall run PROJECT.py --port N)");
+  bool start = request.url == "on_start" || (request.url.empty() && request.callback == "on_start");
+  if (!start) {
+    std::string list;
+    for (const std::string& c : target->callbacks) list += (list.empty() ? "" : ", ") + c;
+    if (request.url.empty()) throw StatusError(400, "url is required (or on_start)");
+    if (request.callback.empty())
+      throw StatusError(400, "callback is required (callbacks: " + list + ")");
+    if (std::find(target->callbacks.begin(), target->callbacks.end(), request.callback) ==
+        target->callbacks.end())
+      throw StatusError(404, "project '" + project + "' has no callback '" + request.callback +
+                                 "' (callbacks: " + list + ")");
+  }
+  CrawlTask task = debug_task(*target->runtime, request);
+  Fetcher* fetcher = s.engine.fetcher();
+  if (!fetcher)
+    throw StatusError(503, "the engine's fetcher has not started yet: try again shortly");
+  if (s.debug_steps >= kDebugSteps)
+    throw StatusError(503, std::to_string(kDebugSteps) +
+                               " debug steps are running: try again when one has answered");
+  ++s.debug_steps;
+  struct Release {
+    size_t& count;
+    ~Release() { --count; }
+  } release{s.debug_steps};
+  log(LogLevel::Info,
+      "control: debug step of " + project + ": " + task.url + " -> " + task.callback());
+  DebugStep step = co_await run_debug_step(*target->runtime, *fetcher, std::move(task));
+  co_await send_json(resp, step.to_json());
 }
 
 Task<void> get_results(State& s, Request& req, Reply& resp) {
@@ -602,6 +685,7 @@ ControlServer::ControlServer(Engine& engine, ControlOptions options)
   s.app.add("GET", "/", guarded(p, get_dashboard));
   s.app.add("GET", "/metrics", guarded(p, get_metrics));
   s.app.add("POST", "/api/fetch", guarded(p, post_fetch));
+  s.app.add("POST", "/api/debug", guarded(p, post_debug));
   s.app.add("POST", "/api/tasks", guarded(p, post_tasks));
   s.app.add("GET", "/api/tasks", guarded(p, get_tasks));
   s.app.add("GET", "/api/tasks/{taskid}", guarded(p, get_task));

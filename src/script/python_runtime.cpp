@@ -473,6 +473,8 @@ std::unique_ptr<PythonRuntime> PythonRuntime::load(PythonRuntimeOptions options)
       if (job.is_array() && job.size() == 2 && job[1].is_number_integer())
         rt->cron_jobs_.push_back(CronJob{job[0].get<std::string>(), job[1].get<int64_t>(), {}});
     rt->crawl_config_ = info["crawl_config"];
+    for (const json& name : info["callbacks"])
+      if (name.is_string()) rt->callbacks_.push_back(name.get<std::string>());
   }
   return rt;
 }

@@ -195,6 +195,60 @@ TEST_F(ControlServerTest, ProjectsCountersAndQueuesDescribeTheRunningProject) {
   });
 }
 
+TEST_F(ControlServerTest, ProjectsArePagedInNameOrderWithACursor) {
+  auto main = [&]() -> Task<void> {
+    EngineOptions o = engine_options();
+    Engine engine(o);
+    std::vector<std::unique_ptr<Handler>> idle;
+    for (const char* name : {"delta", "alpha", "echo", "charlie", "bravo"}) {
+      idle.push_back(std::make_unique<Handler>(name));
+      engine.add_project(*idle.back());
+    }
+    ControlServer control(engine);
+    control.start();
+    base_ = control.url();
+    TaskHandle<EngineSummary> running = spawn(engine.run());
+    while (!engine.scheduler()) co_await sleep(1ms);
+    std::vector<std::string> names;
+    std::vector<json> cursors;
+    for (std::string after;;) {
+      Reply page = co_await call("GET", "/api/projects?limit=2&after=" + after);
+      EXPECT_EQ(page.code, 200) << page.body;
+      json v = page.value();
+      EXPECT_LE(v["projects"].size(), 2u);
+      for (const json& p : v["projects"]) {
+        names.push_back(p["name"]);
+        EXPECT_TRUE(p["counters"]["all"].is_object()) << p.dump();
+        EXPECT_TRUE(p["callbacks"].is_null()) << "a C++ Handler has no script to step";
+      }
+      cursors.push_back(v["next"]);
+      if (!v["next"].is_string() || cursors.size() > 5) break;
+      after = v["next"].get<std::string>();
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"alpha", "bravo", "charlie", "delta", "echo"}));
+    EXPECT_EQ(cursors, (std::vector<json>{"bravo", "delta", nullptr}));
+    Reply all = co_await call("GET", "/api/projects");
+    EXPECT_EQ(all.value()["projects"].size(), 5u);
+    EXPECT_TRUE(all.value()["next"].is_null());
+    // A cursor is a name: the page after it, whether or not a project has it.
+    Reply from_b = co_await call("GET", "/api/projects?after=b&limit=1");
+    EXPECT_EQ(from_b.value()["projects"].at(0)["name"], "bravo");
+    EXPECT_EQ(from_b.value()["next"], "bravo");
+    Reply past = co_await call("GET", "/api/projects?after=zulu");
+    EXPECT_EQ(past.value()["projects"].size(), 0u);
+    EXPECT_TRUE(past.value()["next"].is_null());
+    Reply zero = co_await call("GET", "/api/projects?limit=0");
+    EXPECT_EQ(zero.code, 400);
+    EXPECT_TRUE(test::contains(zero.body, "limit= must be a whole number from 1 to 1000"))
+        << zero.body;
+    engine.stop();
+    co_await running.join();
+    co_await control.stop();
+    http::HttpClient::shared().close();
+  };
+  run(main(), 60s);
+}
+
 TEST_F(ControlServerTest, TasksArePagedFilteredByStatusAndSearchAndShownWithTheirTrack) {
   with_engine([&](Engine& engine, ChainSite& site, ControlServer&) -> Task<void> {
     co_await until_done(engine);

@@ -2,7 +2,9 @@
 // protocol by squall's own WebSocket client, loads the page of a running `squall crawl --port`,
 // sees the counters move and the chart drawn, presses Pause and sees the fetches stop (the
 // server's log says so, and the site's access log stops growing), and saves a screenshot
-// (test-artifacts/dashboard.png in the test's working directory).
+// (test-artifacts/dashboard.png in the test's working directory); and on a `squall run --port`
+// project, steps its debugger pane (test-artifacts/debugger.png), clicks a follow and steps again
+// (test-artifacts/debugger-result.png).
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -11,7 +13,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <vector>
 
+#include "cli/run_peer.h"
 #include "squall/http/client.h"
 #include "squall/http/websocket_client.h"
 #include "squall/url/base64.h"
@@ -103,7 +107,38 @@ struct Chromium {
       if (port == 0) std::this_thread::sleep_for(50ms);
     }
   }
+  // Debian's chromium-headless-shell is a shell script that runs the browser as its child:
+  // the browser is ended first (it takes its own children with it), then the script.
+  ~Chromium() {
+    std::ifstream children("/proc/" + std::to_string(process.pid()) + "/task/" +
+                           std::to_string(process.pid()) + "/children");
+    std::vector<pid_t> browsers;
+    for (pid_t child; children >> child;) browsers.push_back(child);
+    for (pid_t browser : browsers) ::kill(browser, SIGTERM);
+    process.wait(10s);
+  }
 };
+
+// Saves a screenshot (a PNG) at `path`, under the test's working directory: the page's
+// viewport, or only the element `id` when one is named.
+Task<void> screenshot(DevTools& page, std::string path, std::string id = "") {
+  json params = {{"format", "png"}};
+  if (!id.empty()) {
+    json box = co_await page.eval("(() => { const r = document.getElementById('" + id +
+                                  "').getBoundingClientRect(); return {x: r.x + scrollX, "
+                                  "y: r.y + scrollY, width: r.width, height: r.height, "
+                                  "scale: 1}; })()");
+    params["clip"] = box;
+    params["captureBeyondViewport"] = true;
+  }
+  json shot = co_await page.call("Page.captureScreenshot", params);
+  std::optional<std::string> png = forgiving_base64_decode(shot["data"].get<std::string>());
+  EXPECT_TRUE(png && png->starts_with("\x89PNG"));
+  if (png) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path, std::ios::binary) << *png;
+  }
+}
 
 int total_hits(const test::GeneratedSite& site) {
   int n = 0;
@@ -176,19 +211,15 @@ TEST_F(DashboardTest, ThePageShowsTheCrawlLiveAndItsPauseButtonStopsTheFetches) 
     EXPECT_EQ(status, "RUNNING");
     json bars = co_await page.eval(R"(document.querySelectorAll("#projects .bar").length)");
     EXPECT_EQ(bars, 4);  // 5m, 1h, 1d, all
+    // The crawl's built-in project has no script: the debugger pane says so.
+    json note = co_await page.eval("document.getElementById('debug-note').textContent");
+    EXPECT_TRUE(test::contains(note.dump(), "crawl has no script runtime")) << note;
     co_await page.eval("loadTasks(0)");
     co_await sleep(300ms);
     json task_rows = co_await page.eval(R"(document.querySelectorAll("#tasks tbody tr").length)");
     EXPECT_GT(task_rows.is_number() ? task_rows.get<int>() : 0, 1);
 
-    json png_format = {{"format", "png"}};
-    json shot = co_await page.call("Page.captureScreenshot", png_format);
-    std::optional<std::string> png = forgiving_base64_decode(shot["data"].get<std::string>());
-    EXPECT_TRUE(png && png->starts_with("\x89PNG"));
-    if (png) {
-      std::filesystem::create_directories("test-artifacts");
-      std::ofstream("test-artifacts/dashboard.png", std::ios::binary) << *png;
-    }
+    co_await screenshot(page, "test-artifacts/dashboard.png");
 
     // Pause: the server says so, and once the fetches in flight have ended no more come.
     co_await page.eval(
@@ -219,6 +250,117 @@ TEST_F(DashboardTest, ThePageShowsTheCrawlLiveAndItsPauseButtonStopsTheFetches) 
   run(body(), 120s);
   // Stopped while paused: the crawl was not over, so Ctrl-C ends it as a stopped crawl.
   EXPECT_EQ(test::exit_status(crawl.stop(SIGINT)), 130) << crawl.output();
+}
+
+// A project for the debugger pane: an index whose links are followed to detail pages.
+constexpr const char* kDebuggedProject = R"(from pyspider.libs.base_handler import *
+
+
+class Handler(BaseHandler):
+    def on_start(self):
+        self.crawl('{ORIGIN}/page/index?links=a', callback=self.index_page)
+
+    def index_page(self, response):
+        print('index has', len(response.doc('a')), 'links')
+        for a in response.doc('a').items():
+            self.crawl(a.attr.href, callback=self.detail_page, save={'from': response.url})
+
+    def detail_page(self, response):
+        return {'title': response.doc('title').text(), 'from': response.save['from']}
+)";
+
+TEST_F(DashboardTest, TheDebuggerPaneStepsAPythonProjectAndAClickedFollowIsTheNextStep) {
+  test::RunPeer site;
+  test::TempDir work;
+  work.write("site.py", test::with_origin(kDebuggedProject, site.origin));
+  test::Process project =
+      test::Process::start({test::squall_binary(), "run", "site.py", "--port", "0"}, work.path());
+  int port = test::dashboard_port(test::await_output(project, "until Ctrl-C\n"));
+  ASSERT_GT(port, 0) << project.output();
+  std::string dashboard = "http://127.0.0.1:" + std::to_string(port) + "/";
+  const std::string index = site.origin + "/page/debug?links=x,y";
+  Chromium chromium;
+  ASSERT_GT(chromium.port, 0) << chromium.process.output();
+
+  auto body = [&]() -> Task<void> {
+    http::HttpResponse list = co_await http::HttpClient::shared().fetch(
+        "http://127.0.0.1:" + std::to_string(chromium.port) + "/json/list");
+    std::string target;
+    for (const json& t : json::parse(list.body))
+      if (t.contains("type") && t["type"] == "page") target = t["webSocketDebuggerUrl"];
+    if (target.empty()) throw std::runtime_error("no page target: " + list.body);
+    DevTools page(co_await http::websocket_connect(target));
+    co_await page.call("Page.enable");
+    json navigate = {{"url", dashboard}};
+    co_await page.call("Page.navigate", navigate);
+    // The pane offers the project's callbacks once the page has its projects.
+    json callbacks;
+    for (int i = 0; i < 200; ++i) {
+      callbacks = co_await page.eval(
+          R"([...document.querySelectorAll("#debug-callback option")].map(o => o.value))");
+      if (callbacks.is_array() && !callbacks.empty()) break;
+      co_await sleep(100ms);
+    }
+    EXPECT_EQ(callbacks, (json{"detail_page", "index_page", "on_start"}));
+    auto steps = [&]() -> Task<int> {
+      json n = co_await page.eval("+(document.body.dataset.debugSteps || 0)");
+      co_return n.is_number() ? n.get<int>() : 0;
+    };
+    auto await_step = [&](int n) -> Task<void> {
+      for (int i = 0; i < 300 && co_await steps() < n; ++i) co_await sleep(100ms);
+    };
+
+    // Filled and run as a user does: the URL typed, the callback picked, Run pressed.
+    co_await page.eval("document.getElementById('debug-url').value = " + json(index).dump() +
+                       "; document.getElementById('debug-url').dispatchEvent(new Event('input'));"
+                       "document.getElementById('debug-callback').value = 'index_page';"
+                       "document.getElementById('debug-run').click()");
+    co_await await_step(1);
+    EXPECT_EQ(co_await steps(), 1);
+    json follows = co_await page.eval(
+        R"([...document.querySelectorAll("#debug-follows a.follow")].map(a => a.textContent))");
+    EXPECT_EQ(follows, (json{site.origin + "/page/x", site.origin + "/page/y"}));
+    json summary = co_await page.eval("document.getElementById('debug-summary').textContent");
+    EXPECT_TRUE(test::contains(summary.dump(), "200")) << summary;
+    EXPECT_TRUE(test::contains(summary.dump(), "index_page: ok")) << summary;
+    json logs = co_await page.eval("document.getElementById('debug-logs').textContent");
+    EXPECT_EQ(logs, "index has 2 links\n");
+    // The page is shown as text: its markup is escaped, never parsed into the dashboard.
+    json html = co_await page.eval("document.getElementById('debug-html').innerHTML");
+    EXPECT_TRUE(test::contains(html.dump(), "&lt;title&gt;debug&lt;/title&gt;")) << html;
+    json titles = co_await page.eval("document.getElementsByTagName('title').length");
+    EXPECT_EQ(titles, 1);
+
+    co_await screenshot(page, "test-artifacts/debugger.png", "debugger");
+
+    // A follow clicked fills the next step, which runs with its fetch options.
+    co_await page.eval("document.querySelector('#debug-follows a.follow').click()");
+    json filled = co_await page.eval(
+        "[document.getElementById('debug-url').value, "
+        "document.getElementById('debug-callback').value, "
+        "document.getElementById('debug-carry').textContent]");
+    EXPECT_EQ(filled[0], site.origin + "/page/x");
+    EXPECT_EQ(filled[1], "detail_page");
+    EXPECT_TRUE(test::contains(filled[2].dump(), "save")) << filled;
+    co_await page.eval("document.getElementById('debug-run').click()");
+    co_await await_step(2);
+    EXPECT_EQ(co_await steps(), 2);
+    json result = co_await page.eval("document.getElementById('debug-output').textContent");
+    json shown =
+        json::parse(result.is_string() ? result.get<std::string>() : "null", nullptr, false);
+    EXPECT_EQ(shown, (json{{"title", "x"}, {"from", index}})) << result;
+
+    co_await screenshot(page, "test-artifacts/debugger-result.png", "debugger");
+    co_await page.close();
+    http::HttpClient::shared().close();
+  };
+  run(body(), 120s);
+  EXPECT_TRUE(
+      test::contains(project.output(), "control: debug step of site: " + index + " -> index_page"))
+      << project.output();
+  EXPECT_EQ(site.requests_for("/page/x").size(), 1u);
+  EXPECT_TRUE(site.requests_for("/page/y").empty()) << "a follow is fetched only when stepped";
+  EXPECT_EQ(test::exit_status(project.stop(SIGINT)), 0) << project.output();
 }
 
 }  // namespace

@@ -17,7 +17,9 @@
 //   obey it), which differs from pyspider, whose robots_txt is off by default.
 // - --debug PROJECT.py URL [--callback NAME]: pyspider's "run one step": fetches URL, runs the
 //   callback (index_page unless named; on_start's crawl() calls when the URL is `on_start`) and
-//   prints the follows, the result, the messages and the logs, changing no store.
+//   prints the follows, the result, the messages and the logs, changing no store. It takes no
+//   --port: a project served with --port is stepped in the dashboard's debugger pane
+//   (POST /api/debug, control_server.h), which the server runs with this same step.
 #pragma once
 
 #include <iosfwd>

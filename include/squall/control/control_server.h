@@ -17,8 +17,14 @@
 //   POST  /api/tasks                 a task dict, a list of them, or {"tasks": [...]}
 //   GET   /api/tasks                 ?project=&status=&search=&after=&limit=, a page
 //   GET   /api/tasks/{taskid}        ?project=: one task with its track
-//   GET   /api/projects              the projects, their status, rate, burst and counters
+//   GET   /api/projects              ?after=&limit=, a page of the projects (by name) with
+//                                    their status, rate, burst, counters and callbacks
 //   PATCH /api/projects/{name}       {"status", "rate", "burst"}, acting at once
+//   POST  /api/debug                 {"project", "url", "callback", "fetch"}: one debug step
+//                                    (debug_step.h) of a project in `debug`, through the
+//                                    engine's fetcher, storing nothing; 409 for a project
+//                                    without a script runtime, 404 for an unknown callback,
+//                                    503 while 4 steps are running
 //   GET   /api/results               ?project=&search=&after=&limit=, a page
 //   GET   /api/results/dump/{project}.{json,jsonl,csv}   every result, streamed a page at a time
 //   GET   /api/counters              pyspider's 5m/1h/1d/all × pending/success/retry/failed
@@ -27,7 +33,7 @@
 //   GET   /metrics                   Prometheus text
 //   GET   /                          the dashboard; GET /api/live is its WebSocket feed
 // A page of a list is `limit` items (default 50, at most 1000) after the cursor `after`, with
-// `next` to pass as `after` for the following page (0 at the end); nothing is counted on
+// `next` to pass as `after` for the following page (null at the end); nothing is counted on
 // request: counts come from the scheduler's counters. Errors are JSON ({"error": "..."}):
 // 400 naming what is wrong in a malformed body or argument, 404 for an unknown project, task
 // or route, 503 before the engine has opened its store. With `auth` every route asks for HTTP
@@ -39,12 +45,21 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "squall/core/task.h"
 
 namespace squall {
 
 class Engine;
+class ProjectRuntime;
+
+// A project the debugger may step (POST /api/debug): its runtime, which must outlive the
+// server, and the callbacks a step may name (on_start among them).
+struct DebuggableProject {
+  ProjectRuntime* runtime = nullptr;
+  std::vector<std::string> callbacks;
+};
 
 struct ControlOptions {
   uint16_t port = 0;  // 0: an ephemeral port (see port())
@@ -52,6 +67,8 @@ struct ControlOptions {
   // "user:password" for HTTP Basic auth; empty for none, which only a loopback address
   // (127.0.0.0/8, ::1, localhost) may go without.
   std::string auth;
+  // The projects the debugger steps (a script's); the others answer 409 there.
+  std::vector<DebuggableProject> debug;
 };
 
 class ControlServer {

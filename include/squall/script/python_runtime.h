@@ -73,6 +73,9 @@ class PythonRuntime : public ProjectRuntime {
 
   // The Handler's crawl_config.
   const nlohmann::json& crawl_config() const noexcept { return crawl_config_; }
+  // The methods a task may name as its callback, sorted: on_start and those the Handler (or a
+  // class between it and BaseHandler) defines, without a leading underscore.
+  const std::vector<std::string>& callbacks() const noexcept { return callbacks_; }
 
   struct Impl;
 
@@ -83,6 +86,7 @@ class PythonRuntime : public ProjectRuntime {
   RetryDelays retry_delay_;
   std::vector<CronJob> cron_jobs_;
   nlohmann::json crawl_config_;
+  std::vector<std::string> callbacks_;
   std::unique_ptr<Impl> impl_;
 };
 
