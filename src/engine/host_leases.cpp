@@ -126,12 +126,13 @@ Task<void> HostLeases::release(HostLease lease) {
 
 Task<void> HostLeases::set_delay(std::string host, Duration delay, Duration valid_for) {
   int64_t ms = to_ms(delay);
+  int64_t life = std::max<int64_t>(1, to_ms(valid_for));
+  std::string key = delay_key(host);
   CommandOptions idempotent{.timeout = {}, .idempotent = true};
   if (ms == 0) {
-    co_await redis_.command(idempotent, "DEL", delay_key(host));
+    co_await redis_.command(idempotent, "DEL", key);
   } else {
-    co_await redis_.command(idempotent, "SET", delay_key(host), ms, "PX",
-                            std::max<int64_t>(1, to_ms(valid_for)));
+    co_await redis_.command(idempotent, "SET", key, ms, "PX", life);
   }
 }
 
