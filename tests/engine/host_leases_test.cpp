@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -14,6 +17,7 @@
 
 #include "squall/core.h"
 #include "support/loop_fixture.h"
+#include "support/process.h"
 #include "support/redis_server.h"
 
 namespace squall {
@@ -30,7 +34,7 @@ int64_t granted_at_us(const HostLease& lease) {
 class HostLeasesTest : public test::LoopTest {
  protected:
   RedisOptions redis_options() {
-    RedisOptions o = parse_redis_url(server_.url());
+    RedisOptions o = parse_redis_url(server_->url());
     o.command_timeout = 10s;
     return o;
   }
@@ -71,7 +75,9 @@ class HostLeasesTest : public test::LoopTest {
     }
   }
 
-  RedisServer server_;
+  // None in the skewed fetcher's process (see the last test): it uses the test's own.
+  std::unique_ptr<RedisServer> server_ =
+      std::getenv("SQUALL_SKEWED_FETCHER") ? nullptr : std::make_unique<RedisServer>();
 };
 
 class PerHostTest : public HostLeasesTest, public ::testing::WithParamInterface<size_t> {};
@@ -272,6 +278,76 @@ TEST_F(HostLeasesTest, ARestartedServerLoadsTheScriptsAgain) {
     co_await leases.release(*g.lease);
     LeaseGrant again = co_await leases.acquire("example.com:80");
     EXPECT_TRUE(again.lease) << "the release ran after SCRIPT FLUSH";
+    redis.close();
+  }());
+}
+
+// Acquires and releases five leases on `host`, pushing each grant's server time (µs) to
+// `list`; what both the skewed fetcher and the test's own run.
+Task<void> take_five(HostLeases& leases, RedisClient& redis, std::string host, std::string list) {
+  for (int i = 0; i < 5; ++i) {
+    HostLease lease;
+    for (;;) {
+      LeaseGrant g = co_await leases.acquire(host);
+      if (g.lease) {
+        lease = *std::move(g.lease);
+        break;
+      }
+      co_await sleep(g.wait);
+    }
+    co_await redis.command("RPUSH", list, granted_at_us(lease));
+    co_await sleep(5ms);
+    co_await leases.release(std::move(lease));
+  }
+}
+
+// The test runs this binary again as a second fetcher under faketime, its wall clock two hours
+// ahead and its monotonic clock shifted with it; in that process SQUALL_SKEWED_FETCHER holds
+// the Redis URL and this test plays the fetcher's part only.
+TEST_F(HostLeasesTest, AFetcherWhoseClocksAreHoursOffKeepsTheSameRules) {
+  HostLeasesOptions options{.per_host = 1, .delay = 0.1};
+  if (const char* url = std::getenv("SQUALL_SKEWED_FETCHER")) {
+    run([&]() -> Task<void> {
+      RedisClient redis{std::string_view(url)};
+      HostLeases leases(redis, options);
+      auto wall = std::chrono::duration_cast<std::chrono::seconds>(
+          std::chrono::system_clock::now().time_since_epoch());
+      co_await redis.command("SET", "skewed:wall", wall.count());
+      co_await take_five(leases, redis, "example.com:80", "skewed:grants");
+      redis.close();
+    }());
+    return;
+  }
+  std::string asan = std::getenv("ASAN_OPTIONS") ? std::getenv("ASAN_OPTIONS") : "";
+  // libfaketime is preloaded, so ASan's runtime cannot come first in the library list.
+  test::Process skewed = test::Process::start(
+      {"env", "SQUALL_SKEWED_FETCHER=" + server_->url(),
+       "ASAN_OPTIONS=" + asan + (asan.empty() ? "" : ":") + "verify_asan_link_order=0", "faketime",
+       "-m", "-f", "+2h", std::filesystem::read_symlink("/proc/self/exe").string(),
+       "--gtest_filter=HostLeasesTest.AFetcherWhoseClocksAreHoursOffKeepsTheSameRules"});
+  run([&]() -> Task<void> {
+    RedisClient redis(redis_options());
+    HostLeases leases(redis, options);
+    co_await take_five(leases, redis, "example.com:80", "local:grants");
+    redis.close();
+  }());
+  EXPECT_EQ(skewed.wait(60s), 0) << skewed.output();
+  run([&]() -> Task<void> {
+    RedisClient redis(redis_options());
+    RedisReply time = co_await redis.command("TIME");
+    RedisReply wall = co_await redis.command("GET", "skewed:wall");
+    int64_t server_now = std::stoll(time.elements.at(0).str);
+    EXPECT_GT(std::stoll(wall.str.empty() ? "0" : wall.str), server_now + 7000)
+        << "the second fetcher's clock was not two hours ahead";
+    std::vector<int64_t> grants;
+    for (const char* list : {"local:grants", "skewed:grants"}) {
+      RedisReply r = co_await redis.command("LRANGE", list, 0, -1);
+      EXPECT_EQ(r.elements.size(), 5u) << list;
+      for (const RedisReply& g : r.elements) grants.push_back(std::stoll(g.str));
+    }
+    std::sort(grants.begin(), grants.end());
+    for (size_t i = 1; i < grants.size(); ++i)
+      EXPECT_GE(grants[i] - grants[i - 1], 99'000) << "two grants closer than the delay";
     redis.close();
   }());
 }
