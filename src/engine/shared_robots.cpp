@@ -71,7 +71,9 @@ Duration policy_life(const SharedRobotsEntry& e) {
 
 std::optional<std::chrono::seconds> SharedRobotsEntry::max_age() const {
   if (ttl <= Duration{}) return std::nullopt;
-  return std::chrono::duration_cast<std::chrono::seconds>(ttl);
+  // Rounded up: a copy that expired before the shared one would find it still there and take
+  // it again, over and over, until it went.
+  return std::chrono::ceil<std::chrono::seconds>(ttl);
 }
 
 SharedRobots::SharedRobots(RedisClient& redis, SharedRobotsOptions options)

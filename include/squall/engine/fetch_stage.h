@@ -40,7 +40,9 @@
 //   the wait before the next try, so the tries are shared as well, and a failure to reach Redis
 //   counts as an unreachable robots.txt. Its Crawl-delay, the back-off of a failing host and a
 //   Retry-After go to HostLeases too, so every fetcher keeps them. The stage's own frontier
-//   still applies per_host and the delay within the process.
+//   still applies per_host and the delay within the process. A lease is not renewed while its
+//   fetch runs: give HostLeases a lease_ttl longer than the longest fetch (the task's timeout
+//   plus its connect timeout), or a fetch that outlives its lease lets another start beside it.
 #pragma once
 
 #include <cstddef>

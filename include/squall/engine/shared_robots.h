@@ -65,7 +65,8 @@ struct SharedRobotsEntry {
   Duration ttl{};
   bool fetched_here = false;  // this get() ran `fetch`
 
-  // What is left of its life in whole seconds, for RobotsPolicy::from_response's max_age.
+  // What is left of its life in whole seconds (rounded up, so that a copy never expires before
+  // the shared entry), for RobotsPolicy::from_response's max_age.
   std::optional<std::chrono::seconds> max_age() const;
 };
 
