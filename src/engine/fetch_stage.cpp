@@ -225,15 +225,19 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host, std::optional<Ho
     }
   }
   if (!disallowed) {
+    std::optional<TaskHandle<void>> keeper;
+    if (shared) keeper = spawn(keep_lease(*shared));
     try {
       r = co_await fetcher_.fetch(it->second.dispatch.task);
     } catch (...) {
+      if (keeper) keeper->kill();
       --in_flight_;
       if (!host.empty()) frontier_.release(host, Loop::time());
       // Not awaited here (a killed task awaits nothing more): a task of its own releases it.
       if (shared) spawn(options_.host_leases->release(std::move(*shared)));
       throw;
     }
+    if (keeper) keeper->kill();
   }
   --in_flight_;
   it = held_.find(id);  // the map may have rehashed while the fetch ran
@@ -366,6 +370,27 @@ Task<HostLease> FetchStage::shared_lease(std::string host) {
     LeaseGrant grant = co_await options_.host_leases->acquire(host);
     if (grant.lease) co_return *std::move(grant.lease);
     co_await sleep(grant.wait);
+  }
+}
+
+Task<void> FetchStage::keep_lease(HostLease lease) {
+  Duration every = std::max<Duration>(options_.host_leases->options().lease_ttl / 3, 1ms);
+  for (;;) {
+    co_await sleep(every);
+    bool held = true;
+    try {
+      held = co_await options_.host_leases->renew(lease);
+    } catch (const CancelledError&) {
+      throw;
+    } catch (const Error& e) {
+      log(LogLevel::Warning,
+          "fetch stage: the lease on " + lease.host + " was not renewed: " + e.what());
+    }
+    if (!held) {
+      log(LogLevel::Warning, "fetch stage: the lease on " + lease.host +
+                                 " expired during its fetch; another may have started beside it");
+      co_return;
+    }
   }
 }
 

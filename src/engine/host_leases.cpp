@@ -55,6 +55,16 @@ if next_start > ready then redis.call('ZADD', KEYS[1], next_start, ARGV[1]) end
 return held
 )");
 
+// KEYS: leases. ARGV: lease id, lease ttl ms. Returns 1 when the lease was held and is renewed.
+const RedisScript kRenew(kPrelude + R"(
+local expires = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or 0)
+if expires <= now then return 0 end
+local ttl = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], 'XX', now + ttl, ARGV[1])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1
+)");
+
 // KEYS: ready. ARGV: host, pause ms.
 const RedisScript kBackOff(kPrelude + R"(
 local until_ms = now + tonumber(ARGV[2])
@@ -122,6 +132,15 @@ Task<void> HostLeases::release(HostLease lease) {
                                    std::to_string(seconds_to_ms(options_.delay))};
   co_await kRelease.run(redis_, std::span<const std::string>(keys),
                         std::span<const std::string>(args));
+}
+
+Task<bool> HostLeases::renew(HostLease lease) {
+  std::vector<std::string> keys = {leases_key(lease.host)};
+  std::vector<std::string> args = {lease.id,
+                                   std::to_string(std::max<int64_t>(1, to_ms(options_.lease_ttl)))};
+  RedisReply r = co_await kRenew.run(redis_, std::span<const std::string>(keys),
+                                     std::span<const std::string>(args));
+  co_return r.integer == 1;
 }
 
 Task<void> HostLeases::set_delay(std::string host, Duration delay, Duration valid_for) {

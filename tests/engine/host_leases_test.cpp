@@ -189,6 +189,28 @@ TEST_F(HostLeasesTest, ALeaseNeverReleasedFreesItsSlotWhenItExpires) {
   }());
 }
 
+TEST_F(HostLeasesTest, ARenewedLeaseOutlivesItsTtlAndAnExpiredOneIsNotRenewed) {
+  run([&]() -> Task<void> {
+    RedisClient redis(redis_options());
+    HostLeases leases(redis, {.per_host = 1, .lease_ttl = 1s, .busy_retry = 20ms});
+    LeaseGrant g = co_await leases.acquire("example.com:80");
+    EXPECT_TRUE(g.lease);
+    if (!g.lease) co_return;
+    // Renewed every 50 ms for 1.25 s: only a stall of most of a second between two could lose it.
+    for (int i = 0; i < 25; ++i) {
+      co_await sleep(50ms);
+      EXPECT_TRUE(co_await leases.renew(*g.lease));
+    }
+    LeaseGrant refused = co_await leases.acquire("example.com:80");
+    EXPECT_FALSE(refused.lease) << "a lease renewed for 1.25 s expired after its 1 s";
+    co_await sleep(1100ms);
+    EXPECT_FALSE(co_await leases.renew(*g.lease)) << "an expired lease came back";
+    LeaseGrant next = co_await leases.acquire("example.com:80");
+    EXPECT_TRUE(next.lease);
+    redis.close();
+  }());
+}
+
 TEST_F(HostLeasesTest, ACrawlDelaySetByOneFetcherIsObeyedByAnother) {
   run([&]() -> Task<void> {
     RedisClient redis_a(redis_options());

@@ -40,9 +40,9 @@
 //   the wait before the next try, so the tries are shared as well, and a failure to reach Redis
 //   counts as an unreachable robots.txt. Its Crawl-delay, the back-off of a failing host and a
 //   Retry-After go to HostLeases too, so every fetcher keeps them. The stage's own frontier
-//   still applies per_host and the delay within the process. A lease is not renewed while its
-//   fetch runs: give HostLeases a lease_ttl longer than the longest fetch (the task's timeout
-//   plus its connect timeout), or a fetch that outlives its lease lets another start beside it.
+//   still applies per_host and the delay within the process. A lease is renewed every third of
+//   its lease_ttl while its fetch runs, so a long fetch keeps its slot and a killed fetcher's
+//   slot frees itself within lease_ttl.
 #pragma once
 
 #include <cstddef>
@@ -155,6 +155,8 @@ class FetchStage {
   // Releases `lease` and backs its host off for `pause` (when positive) for every fetcher; a
   // Redis failure is logged (the lease expires by itself).
   Task<void> release_shared(HostLease lease, Duration pause);
+  // Renews `lease` every third of its life until killed or until it was found expired.
+  Task<void> keep_lease(HostLease lease);
   // Fetches held task `id` (of `host`, "" for none) under `shared` (when the stage shares
   // politeness) and delivers it.
   Task<void> fetch_task(int64_t id, std::string host, std::optional<HostLease> shared = {});

@@ -39,8 +39,9 @@
 //   by `delay` as they are granted, and the server sees them spaced by that plus the difference
 //   of their grant-to-arrival times, which the client cannot bound.
 // - A lease not released within options.lease_ttl (its fetcher was killed, or cut off) expires
-//   and frees its slot by itself, so a dead fetcher never holds a host for longer. The lease
-//   must outlive the longest fetch: a fetch that takes longer loses its slot to the next one.
+//   and frees its slot by itself, so a dead fetcher never holds a host for longer. A fetch that
+//   may last longer renews its lease (renew(), every third of lease_ttl, as FetchStage does):
+//   a lease that expired is not renewed, and its fetch no longer holds the slot.
 // - set_delay(host, d) gives the host its own delay for every fetcher (robots.txt's
 //   Crawl-delay); back_off(host, pause) keeps every fetcher off the host for `pause` (a host
 //   that keeps failing, or answered 429/503 with Retry-After).
@@ -104,6 +105,8 @@ class HostLeases {
   // Frees the lease's slot (nothing when it expired already) and keeps the host's next start at
   // least its delay away.
   [[nodiscard]] Task<void> release(HostLease lease);
+  // Gives the lease lease_ttl from now again; false when it had expired (its slot may be taken).
+  [[nodiscard]] Task<bool> renew(HostLease lease);
   // The host's own delay (robots.txt's Crawl-delay) for every fetcher, until `valid_for` passes
   // (the life of the robots.txt that gave it). A delay of 0 removes it.
   [[nodiscard]] Task<void> set_delay(std::string host, Duration delay,
