@@ -290,7 +290,7 @@ TEST_F(HostLeasesTest, KeysLiveUnderTheNamespaceAndLeasesKeysExpire) {
   }());
 }
 
-TEST_F(HostLeasesTest, ARestartedServerLoadsTheScriptsAgain) {
+TEST_F(HostLeasesTest, ScriptsFlushedFromTheServersCacheAreLoadedAgain) {
   run([&]() -> Task<void> {
     RedisClient redis(redis_options());
     HostLeases leases(redis, {.per_host = 1});
