@@ -112,20 +112,20 @@ RobotsMatch Politeness::allows(const std::string& host, const Url& url) const {
 
 // The pause comes on top of each URL's own retry wait, so that a host that is down or
 // overloaded is not asked again and again for its other URLs.
-void Politeness::fetched(const std::string& host, bool transient_failure, double elapsed_ms,
-                         TimePoint now) {
+std::optional<TimePoint> Politeness::fetched(const std::string& host, bool transient_failure,
+                                             double elapsed_ms, TimePoint now) {
   Host& h = hosts_[host];
   h.fetches++;
   h.total_ms += elapsed_ms;
   if (!transient_failure) {
     h.failures_in_a_row = 0;
-    return;
+    return std::nullopt;
   }
-  if (++h.failures_in_a_row >= kFailureThreshold) {
-    int over = std::min(h.failures_in_a_row - kFailureThreshold, 6);
-    Duration pause = std::min<Duration>(std::chrono::seconds(int64_t{1} << over), kBackoffMax);
-    frontier_.back_off(host, now + pause);
-  }
+  if (++h.failures_in_a_row < kFailureThreshold) return std::nullopt;
+  int over = std::min(h.failures_in_a_row - kFailureThreshold, 6);
+  Duration pause = std::min<Duration>(std::chrono::seconds(int64_t{1} << over), kBackoffMax);
+  frontier_.back_off(host, now + pause);
+  return now + pause;
 }
 
 std::vector<std::pair<std::string, double>> Politeness::slowest_hosts(size_t n) const {

@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <limits>
 
 #include "squall/core/error.h"
+#include "squall/core/log.h"
 #include "squall/core/loop.h"
+#include "squall/core/sleep.h"
+#include "squall/core/spawn.h"
 #include "squall/http/http_date.h"
 
 namespace squall {
@@ -17,6 +21,8 @@ using namespace std::chrono_literals;
 
 // The longest a Retry-After keeps a host waiting.
 constexpr Duration kRetryAfterMax = 10min;
+// How long a host waits when Redis could not be asked for its lease.
+constexpr Duration kSharedRetry = 1s;
 
 Duration seconds(double s) {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(std::max(0.0, s)));
@@ -143,7 +149,30 @@ Task<void> FetchStage::worker() {
         // Its robots.txt outlived its policy (RFC 9309 section 2.4): fetched again first.
         co_await fetch_robots(lease->host);
       }
-      co_await fetch_task(lease->url.id, lease->host);
+      std::optional<HostLease> shared;
+      if (options_.host_leases) {
+        LeaseGrant grant;
+        std::exception_ptr killed;
+        try {
+          grant = co_await options_.host_leases->acquire(lease->host);
+        } catch (const CancelledError&) {
+          killed = std::current_exception();
+        } catch (const Error& e) {
+          log(LogLevel::Warning, "fetch stage: no lease on " + lease->host + ": " + e.what());
+          grant.wait = kSharedRetry;
+        }
+        if (killed || !grant.lease) {
+          // Back to the frontier: the worker takes another host while this one waits.
+          TimePoint t = Loop::time();
+          frontier_.release(lease->host, t);
+          frontier_.back_off(lease->host, t + grant.wait);
+          frontier_.push(lease->host, std::move(lease->url));
+          if (killed) std::rethrow_exception(killed);
+          continue;
+        }
+        shared = std::move(grant.lease);
+      }
+      co_await fetch_task(lease->url.id, lease->host, std::move(shared));
       continue;
     }
     wake_.clear();
@@ -163,19 +192,21 @@ Task<void> FetchStage::worker() {
   }
 }
 
-Task<void> FetchStage::fetch_task(int64_t id, std::string host) {
+Task<void> FetchStage::fetch_task(int64_t id, std::string host, std::optional<HostLease> shared) {
   auto it = held_.find(id);
-  if (it == held_.end()) {
+  bool withdrawn = it != held_.end() && withdraw && withdraw(it->second.dispatch);
+  if (it == held_.end() || withdrawn) {
+    if (withdrawn) {
+      if (it->second.dispatch.token != 0)
+        by_task_.erase({it->second.dispatch.task.project, it->second.dispatch.task.taskid});
+      held_.erase(it);
+    }
     if (!host.empty()) frontier_.release(host, Loop::time());
-    co_return;
-  }
-  if (withdraw && withdraw(it->second.dispatch)) {
-    if (it->second.dispatch.token != 0)
-      by_task_.erase({it->second.dispatch.task.project, it->second.dispatch.task.taskid});
-    held_.erase(it);
-    if (!host.empty()) frontier_.release(host, Loop::time());
-    wake_.set();
-    left();
+    if (withdrawn) {
+      wake_.set();
+      left();
+    }
+    if (shared) co_await release_shared(std::move(*shared), {});
     co_return;
   }
   ++in_flight_;
@@ -194,29 +225,41 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host) {
     }
   }
   if (!disallowed) {
+    std::optional<TaskHandle<void>> keeper;
+    if (shared) keeper = spawn(keep_lease(*shared));
     try {
       r = co_await fetcher_.fetch(it->second.dispatch.task);
     } catch (...) {
+      if (keeper) keeper->kill();
       --in_flight_;
       if (!host.empty()) frontier_.release(host, Loop::time());
+      // Not awaited here (a killed task awaits nothing more): a task of its own releases it.
+      if (shared) spawn(options_.host_leases->release(std::move(*shared)));
       throw;
     }
+    if (keeper) keeper->kill();
   }
   --in_flight_;
   it = held_.find(id);  // the map may have rehashed while the fetch ran
   Dispatch d = std::move(it->second.dispatch);
   held_.erase(it);
   if (d.token != 0) by_task_.erase({d.task.project, d.task.taskid});
+  Duration pause{};
   if (!host.empty()) {
     TimePoint now = Loop::time();
     if (!disallowed) {
-      politeness_.fetched(host, transient(r.status_code), r.time * 1000, now);
+      if (std::optional<TimePoint> until =
+              politeness_.fetched(host, transient(r.status_code), r.time * 1000, now))
+        pause = *until - now;
       if (r.status_code == 429 || r.status_code == 503)
-        if (std::optional<Duration> wait = retry_after(r.headers))
+        if (std::optional<Duration> wait = retry_after(r.headers)) {
           frontier_.back_off(host, now + *wait);
+          pause = std::max(pause, *wait);
+        }
     }
     frontier_.release(host, now);
   }
+  if (shared) co_await release_shared(std::move(*shared), pause);
   wake_.set();
   left();
   co_await deliver_(std::move(d), std::move(r));
@@ -227,9 +270,13 @@ Task<void> FetchStage::fetch_robots(std::string host) {
   ++robots_fetches_;
   FetchResult r;
   auto like = robots_like_.find(host);
+  std::optional<std::chrono::seconds> max_age;
   if (url && like != robots_like_.end()) {
     try {
-      r = co_await fetcher_.fetch_robots(*url, like->second);
+      if (options_.shared_robots)
+        r = co_await fetch_shared_robots(host, *url, like->second, max_age);
+      else
+        r = co_await fetcher_.fetch_robots(*url, like->second);
     } catch (...) {
       politeness_.robots_unreachable(host, std::nullopt, Loop::time());
       throw;
@@ -260,10 +307,104 @@ Task<void> FetchStage::fetch_robots(std::string host) {
     }
   } else {
     robots_tries_.erase(host);
-    politeness_.robots_fetched(host, RobotsPolicy::from_response(r.status_code, r.content), now);
+    RobotsPolicy policy = RobotsPolicy::from_response(r.status_code, r.content, max_age);
+    politeness_.robots_fetched(host, policy, now);
     if (on_robots) on_robots(host, r);
+    if (options_.host_leases) {
+      if (auto delay = policy.rules_for(options_.user_agent).crawl_delay()) {
+        try {
+          co_await options_.host_leases->set_delay(host, *delay, policy.refresh_after());
+        } catch (const CancelledError&) {
+          throw;
+        } catch (const Error& e) {
+          log(LogLevel::Warning,
+              "fetch stage: the Crawl-delay of " + host + " is kept here only: " + e.what());
+        }
+      }
+    }
   }
   wake_.set();
+}
+
+Task<FetchResult> FetchStage::fetch_shared_robots(std::string host, Url url, CrawlTask like,
+                                                  std::optional<std::chrono::seconds>& max_age) {
+  auto tries = robots_tries_.find(host);
+  int tried = tries == robots_tries_.end() ? 0 : tries->second;
+  // An unreachable answer is kept as long as this stage would wait before its next try.
+  Duration retry_wait = seconds(options_.robots_backoff) * (1 << std::min(tried, 16));
+  std::optional<FetchResult> own;
+  FetchResult r;
+  try {
+    SharedRobotsEntry e = co_await options_.shared_robots->get(
+        host, [this, &host, &url, &like, &own, retry_wait]() -> Task<SharedRobotsEntry> {
+          std::optional<HostLease> lease;
+          if (options_.host_leases) lease = co_await shared_lease(host);
+          own = co_await fetcher_.fetch_robots(url, like);
+          if (lease) co_await release_shared(std::move(*lease), {});
+          SharedRobotsEntry out{.status = own->status_code,
+                                .body = own->content,
+                                .error_kind = own->error_kind,
+                                .error = own->error};
+          if (transient(own->status_code)) out.ttl = retry_wait;
+          co_return out;
+        });
+    max_age = e.max_age();
+    if (e.fetched_here && own) co_return *std::move(own);
+    r.orig_url = r.url = std::string(url.href());
+    r.status_code = e.status;
+    r.content = std::move(e.body);
+    r.error_kind = std::move(e.error_kind);
+    r.error = std::move(e.error);
+  } catch (const CancelledError&) {
+    throw;
+  } catch (const Error& e) {
+    r.status_code = 599;
+    r.error_kind = "redis";
+    r.error = std::string("robots.txt could not be shared through redis: ") + e.what();
+  }
+  co_return r;
+}
+
+Task<HostLease> FetchStage::shared_lease(std::string host) {
+  for (;;) {
+    LeaseGrant grant = co_await options_.host_leases->acquire(host);
+    if (grant.lease) co_return *std::move(grant.lease);
+    co_await sleep(grant.wait);
+  }
+}
+
+Task<void> FetchStage::keep_lease(HostLease lease) {
+  Duration every = std::max<Duration>(options_.host_leases->options().lease_ttl / 3, 1ms);
+  for (;;) {
+    co_await sleep(every);
+    bool held = true;
+    try {
+      held = co_await options_.host_leases->renew(lease);
+    } catch (const CancelledError&) {
+      throw;
+    } catch (const Error& e) {
+      log(LogLevel::Warning,
+          "fetch stage: the lease on " + lease.host + " was not renewed: " + e.what());
+    }
+    if (!held) {
+      log(LogLevel::Warning, "fetch stage: the lease on " + lease.host +
+                                 " expired during its fetch; another may have started beside it");
+      co_return;
+    }
+  }
+}
+
+Task<void> FetchStage::release_shared(HostLease lease, Duration pause) {
+  std::string host = lease.host;
+  try {
+    co_await options_.host_leases->release(std::move(lease));
+    if (pause > Duration{}) co_await options_.host_leases->back_off(host, pause);
+  } catch (const CancelledError&) {
+    throw;
+  } catch (const Error& e) {
+    // The lease expires by itself; only this process keeps the pause.
+    log(LogLevel::Warning, "fetch stage: the lease on " + host + " was not released: " + e.what());
+  }
 }
 
 void FetchStage::give_up(const std::string& host, const UnavailableHost& why) {

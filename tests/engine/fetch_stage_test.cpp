@@ -7,13 +7,18 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <mutex>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "squall/core/sleep.h"
 #include "squall/core/spawn.h"
 #include "squall/http/server.h"
 #include "support/loop_fixture.h"
+#include "support/process.h"
+#include "support/redis_server.h"
 
 namespace squall {
 namespace {
@@ -374,6 +379,88 @@ TEST_F(FetchStageTest, ItHoldsNoMoreThanItsCapacityAndDataUrlsNeedNoHost) {
     co_await worker.join();
   };
   run(body());
+}
+
+// Three stages, each a fetcher of its own (its loop, thread and Redis client), share one host
+// through HostLeases and SharedRobots: nginx's own log, where each line says when the request
+// ended ($msec) and how long it took ($request_time), shows the host's requests one at a time,
+// each starting at least the delay after the previous one started, and one robots.txt request.
+TEST_F(FetchStageTest, StagesSharingPolitenessThroughRedisKeepPerHostAndTheDelayAtTheServer) {
+  test::RedisServer redis;
+  test::TempDir site;
+  site.write("robots.txt", "User-agent: *\nDisallow: /private/\n");
+  for (int i = 0; i < 15; ++i) site.write(std::to_string(i) + ".html", "<p>page</p>");
+  uint16_t port = test::free_port();
+  std::string log_path = (site.path() / "timing.log").string();
+  test::Process nginx = test::start_nginx(site, "access_log " + log_path + " timing;", port, "",
+                                          "log_format timing '$msec $request_time $request_uri';");
+  std::string origin = "http://127.0.0.1:" + std::to_string(port);
+  std::mutex lock;
+  std::vector<std::string> failures;
+  std::vector<size_t> delivered(3, 0);
+  std::vector<std::thread> fetchers;
+  for (int f = 0; f < 3; ++f) {
+    fetchers.emplace_back([&, f] {
+      try {
+        Loop loop;
+        RedisClient client(redis.url(), loop);
+        HostLeases leases(client, {.per_host = 1, .delay = 0.2});
+        SharedRobots robots(client);
+        std::vector<Dispatch> tasks;
+        for (int i = 0; i < 5; ++i)
+          tasks.push_back(
+              dispatch_of(origin + "/" + std::to_string(f * 5 + i) + ".html", uint64_t(i + 1)));
+        StageRun out;
+        run_sync(run_stage({.per_host = 1,
+                            .delay = 0.2,
+                            .obey_robots = true,
+                            .host_leases = &leases,
+                            .shared_robots = &robots},
+                           std::move(tasks), out, 2),
+                 60s);
+        for (const auto& [d, r] : out.delivered) delivered[f] += r.status_code == 200;
+        client.close();
+      } catch (const std::exception& e) {
+        std::lock_guard hold(lock);
+        failures.emplace_back(e.what());
+      }
+    });
+  }
+  for (std::thread& t : fetchers) t.join();
+  for (const std::string& f : failures) ADD_FAILURE() << "a fetcher failed: " << f;
+  EXPECT_EQ(delivered, std::vector<size_t>({5, 5, 5}));
+  nginx.stop();  // every line written: nginx logs a request once its response has gone
+
+  struct Request {
+    int64_t start_ms, end_ms;
+    std::string uri;
+  };
+  std::vector<Request> requests;
+  std::istringstream log(test::read_file(log_path));
+  std::string line;
+  while (std::getline(log, line)) {
+    std::istringstream fields(line);
+    double end = 0, took = 0;
+    std::string uri;
+    fields >> end >> took >> uri;
+    auto end_ms = static_cast<int64_t>(end * 1000 + 0.5);
+    requests.push_back({end_ms - static_cast<int64_t>(took * 1000 + 0.5), end_ms, uri});
+  }
+  std::sort(requests.begin(), requests.end(),
+            [](const Request& a, const Request& b) { return a.start_ms < b.start_ms; });
+  ASSERT_EQ(requests.size(), 16u) << "15 pages and one robots.txt";
+  EXPECT_EQ(std::count_if(requests.begin(), requests.end(),
+                          [](const Request& r) { return r.uri == "/robots.txt"; }),
+            1);
+  for (size_t i = 1; i < requests.size(); ++i) {
+    const Request& before = requests[i - 1];
+    const Request& next = requests[i];
+    EXPECT_GE(next.start_ms, before.end_ms)
+        << next.uri << " started while " << before.uri << " was in flight";
+    // nginx's times are whole ms: a gap of 200 ms may read as 199.
+    EXPECT_GE(next.start_ms - before.start_ms, 199)
+        << next.uri << " started too soon after " << before.uri;
+  }
 }
 
 }  // namespace

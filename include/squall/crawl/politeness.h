@@ -105,8 +105,10 @@ class Politeness {
 
   // A fetch from `host` ended after `elapsed_ms`; `transient_failure` when it failed in a way
   // that may pass (no response, 429 or 5xx). Backs the host off in the frontier when the
-  // failures in a row reach kFailureThreshold.
-  void fetched(const std::string& host, bool transient_failure, double elapsed_ms, TimePoint now);
+  // failures in a row reach kFailureThreshold, and then returns when the back-off ends (what a
+  // caller that shares politeness with other processes tells them).
+  std::optional<TimePoint> fetched(const std::string& host, bool transient_failure,
+                                   double elapsed_ms, TimePoint now);
 
   // Where a host's robots.txt stands: "unknown" (not asked for), "pending" (being fetched or
   // waiting for a retry), "known" (its rules apply) or "unavailable" (given up on).

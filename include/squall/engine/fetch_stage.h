@@ -25,6 +25,24 @@
 // - The stage holds at most `capacity` tasks, queued or in flight (the dispatcher asks room());
 //   a task dispatched again while the stage holds it (its processing timeout passed) replaces
 //   the held one's token instead of being fetched twice.
+// - Shared politeness (host_leases, shared_robots; both null by default, and then one process
+//   keeps politeness alone as above): when the stage is one of several fetchers of a crawl, in
+//   other processes or on other machines, a host's fetch starts only once HostLeases grants a
+//   lease on it (host_leases.h), and the lease is released as soon as the fetch ends, before the
+//   result goes on. A host refused a lease goes back to the frontier, its task behind the host's
+//   others, backed off locally for the wait HostLeases gave, so the worker takes another host
+//   meanwhile. Because HostLeases counts the delay from each release too, the server sees the
+//   guarantee itself with per_host 1: no two requests of a host in flight at once, and no two
+//   starts closer than the delay, whatever a connect or the way to Redis costs (see
+//   host_leases.h). robots.txt comes through SharedRobots (shared_robots.h): fetched once per
+//   host per expiry by whichever fetcher asks first, under a host lease like any page, and its
+//   policy expires in every stage when the shared copy does; an unreachable answer is kept for
+//   the wait before the next try, so the tries are shared as well, and a failure to reach Redis
+//   counts as an unreachable robots.txt. Its Crawl-delay, the back-off of a failing host and a
+//   Retry-After go to HostLeases too, so every fetcher keeps them. The stage's own frontier
+//   still applies per_host and the delay within the process. A lease is renewed every third of
+//   its lease_ttl while its fetch runs, so a long fetch keeps its slot and a killed fetcher's
+//   slot frees itself within lease_ttl.
 #pragma once
 
 #include <cstddef>
@@ -43,7 +61,9 @@
 #include "squall/crawl/frontier.h"
 #include "squall/crawl/politeness.h"
 #include "squall/engine/fetcher.h"
+#include "squall/engine/host_leases.h"
 #include "squall/engine/scheduler.h"
+#include "squall/engine/shared_robots.h"
 
 namespace squall {
 
@@ -55,6 +75,9 @@ struct FetchStageOptions {
   int robots_retries = 2;                 // tries after the first for an unreachable robots.txt
   double robots_backoff = 1;              // seconds before the first of them, doubled for each next
   std::string user_agent = "squall/1.0";  // whose robots.txt rules apply
+  // Politeness shared with other fetchers (see above); each must outlive the stage.
+  HostLeases* host_leases = nullptr;
+  SharedRobots* shared_robots = nullptr;
 };
 
 // A host given up on for this run because its robots.txt could not be fetched.
@@ -123,8 +146,20 @@ class FetchStage {
     bool robots = false;     // its robots.txt decides
   };
   Task<void> fetch_robots(std::string host);
-  // Fetches held task `id` (of `host`, "" for none) and delivers it.
-  Task<void> fetch_task(int64_t id, std::string host);
+  // robots.txt of `host` at `url` through options_.shared_robots, as a FetchResult, and its
+  // shared copy's remaining life.
+  Task<FetchResult> fetch_shared_robots(std::string host, Url url, CrawlTask like,
+                                        std::optional<std::chrono::seconds>& max_age);
+  // A lease on `host` from options_.host_leases, waiting until one is granted.
+  Task<HostLease> shared_lease(std::string host);
+  // Releases `lease` and backs its host off for `pause` (when positive) for every fetcher; a
+  // Redis failure is logged (the lease expires by itself).
+  Task<void> release_shared(HostLease lease, Duration pause);
+  // Renews `lease` every third of its life until killed or until it was found expired.
+  Task<void> keep_lease(HostLease lease);
+  // Fetches held task `id` (of `host`, "" for none) under `shared` (when the stage shares
+  // politeness) and delivers it.
+  Task<void> fetch_task(int64_t id, std::string host, std::optional<HostLease> shared = {});
   void give_up(const std::string& host, const UnavailableHost& why);
   void left();  // a held task left the stage
 
