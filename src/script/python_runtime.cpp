@@ -433,6 +433,7 @@ void PythonRuntime::Impl::arm(const std::shared_ptr<PythonJob>& job, double afte
 PythonRuntime::PythonRuntime(PythonRuntimeOptions options) {
   if (options.project.empty()) options.project = options.script.stem().string();
   project_ = options.project;
+  queue_size_ = std::max<size_t>(1, options.queue_size);
   impl_ = std::make_unique<Impl>(std::move(options));
 }
 

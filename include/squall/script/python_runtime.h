@@ -67,6 +67,9 @@ class PythonRuntime : public ProjectRuntime {
   RetryDelays retry_delay() const override { return retry_delay_; }
   const std::vector<CronJob>& cron_jobs() const override { return cron_jobs_; }
   CrawlTask start_task() const override;
+  // queue_size: the engine hands over that many tasks at once, so the interpreter's thread
+  // finds the next one waiting when it ends one.
+  size_t processing_slots() const override { return queue_size_; }
   // The callback's output; CancelledError if the engine gives up on it (the interpreter still
   // finishes the callback, and its output is dropped).
   [[nodiscard]] Task<ProcessOutput> process(const Dispatch& dispatch, FetchResult fetched) override;
@@ -83,6 +86,7 @@ class PythonRuntime : public ProjectRuntime {
   RetryDelays retry_delay_;
   std::vector<CronJob> cron_jobs_;
   nlohmann::json crawl_config_;
+  size_t queue_size_ = 1;
   std::unique_ptr<Impl> impl_;
 };
 
