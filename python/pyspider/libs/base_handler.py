@@ -98,10 +98,67 @@ def _arg_count(function):
     return count
 
 
+_CO_VARARGS = inspect.CO_VARARGS
+_arg_counts = {}  # function -> _arg_count(function), for the functions run_func was given
+
+
+def _plain_arg_count(function):
+    """_arg_count of a plain function or of a method bound to one, from its code object alone
+    (what inspect.signature works out, at a fraction of its cost); False for anything else (a
+    wrapper that names what it wraps, a partial, a callable object)."""
+    bound = inspect.ismethod(function)
+    func = function.__func__ if bound else function
+    if not inspect.isfunction(func) or hasattr(func, "__wrapped__") or \
+            hasattr(func, "__signature__"):
+        return False
+    code = func.__code__
+    if code.co_flags & _CO_VARARGS:
+        return None
+    return code.co_argcount - (1 if bound else 0)
+
+
 def run_func(function, *arguments):
     """Calls `function` with as many of `arguments` as it takes (pyspider's _run_func)."""
-    count = _arg_count(function)
+    count = _plain_arg_count(function)
+    if count is False:
+        count = _arg_counts.get(function, False)
+        if count is False:
+            count = _arg_count(function)
+            if len(_arg_counts) >= 1024:
+                _arg_counts.clear()
+            _arg_counts[function] = count
     return function(*(arguments if count is None else arguments[:count]))
+
+
+_SCALARS = (str, int, float, type(None))  # bool is an int
+_URL_PARTS = frozenset(" []\\;?#")
+
+
+def _is_plain(value, depth=3):
+    """True when json.dumps(value) cannot fail: dicts with text keys, lists, text, numbers,
+    True, False and None, nested at most `depth` deep (the common case, checked at a fraction
+    of a dump's cost); False means a dump has to tell."""
+    if isinstance(value, _SCALARS):
+        return True
+    if depth == 0:
+        return False
+    if type(value) is dict:
+        return all(type(k) is str and _is_plain(v, depth - 1) for k, v in value.items())
+    if type(value) is list:
+        return all(_is_plain(v, depth - 1) for v in value)
+    return False
+
+
+def _join(base, url):
+    """urljoin(base, url). An absolute printable ASCII URL of the base's scheme, with a host,
+    and with no query, fragment, parameters, brackets, backslash or space comes back unchanged
+    from urljoin, and is returned as it is without parsing both."""
+    if url.startswith(("http://", "https://")) and url.isascii() and url.isprintable() and \
+            _URL_PARTS.isdisjoint(url):
+        host = url.index(":") + 3
+        if len(url) > host and url[host] != "/" and base.startswith(url[:host]):
+            return url
+    return urljoin(base, url)
 
 
 def _add_params(url, params):
@@ -230,7 +287,7 @@ class BaseHandler:
                 kwargs.setdefault(key, value)
 
         if self.response is not None and self.response.url and not url.startswith("data:"):
-            url = urljoin(self.response.url, url)
+            url = _join(self.response.url, url)
         url = _add_params(url, kwargs.pop("params", None))
 
         if kwargs.get("files"):
@@ -262,10 +319,12 @@ class BaseHandler:
         }
         taskid = kwargs.pop("taskid", None)
         task["taskid"] = taskid if taskid is not None else self.get_taskid(task)
-        try:
-            json.dumps(task)
-        except (TypeError, ValueError) as e:
-            raise TypeError("crawl(%s): a keyword's value is not JSON: %s" % (url, e)) from None
+        if not _is_plain(task):
+            try:
+                json.dumps(task)
+            except (TypeError, ValueError) as e:
+                raise TypeError("crawl(%s): a keyword's value is not JSON: %s" % (url, e)) \
+                    from None
         key = task["taskid"]
         if key not in self._follow_keys:
             self._follow_keys.add(key)

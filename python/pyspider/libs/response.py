@@ -95,12 +95,7 @@ class Response:
         self.status_code = status_code
         self.url = url
         self.orig_url = orig_url or url
-        self.headers = CaseInsensitiveDict()
-        for name, value in (headers.items() if isinstance(headers, dict) else headers or []):
-            if name in self.headers:
-                self.headers[name] = self.headers[name] + ", " + value
-            else:
-                self.headers[name] = value
+        self._fields = headers
         self.cookies = dict(cookies or {})
         self.content = content if isinstance(content, bytes) else str(content).encode("utf-8")
         self._declared = encoding or None
@@ -112,6 +107,25 @@ class Response:
 
     def __repr__(self):
         return "<Response [%d]>" % self.status_code
+
+    @property
+    def headers(self):
+        """The header fields, by name in any case (a field sent twice: its values joined by
+        ", "); built on first use."""
+        if "_headers" not in self.__dict__:
+            fields = self._fields
+            headers = CaseInsensitiveDict()
+            for name, value in (fields.items() if isinstance(fields, dict) else fields or []):
+                if name in headers:
+                    headers[name] = headers[name] + ", " + value
+                else:
+                    headers[name] = value
+            self._headers = headers
+        return self._headers
+
+    @headers.setter
+    def headers(self, value):
+        self._headers = value
 
     def __bool__(self):
         return self.ok
