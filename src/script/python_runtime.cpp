@@ -16,6 +16,7 @@
 #include <mutex>
 #include <thread>
 
+#include "python_json.h"
 #include "squall/core/error.h"
 #include "squall/core/event.h"
 #include "squall/core/loop.h"
@@ -34,7 +35,6 @@ using nlohmann::json;
 namespace {
 
 constexpr size_t kMaxTrackLogBytes = 10000;
-constexpr json::error_handler_t kReplace = json::error_handler_t::replace;
 
 std::atomic<bool> loaded_once{false};
 
@@ -46,10 +46,6 @@ int interrupt_signal() {
 
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string dumped(const json& j) {
-  return j.dump(-1, ' ', false, kReplace);
 }
 
 // The pending Python exception as its traceback's text (the exception is cleared).
@@ -154,7 +150,8 @@ struct PythonRuntime::Impl {
   std::string start_interpreter();
   void serve();
   void run(PythonJob& job);
-  ProcessOutput output_of(const PythonJob& job, const std::string& answer, bool answered) const;
+  ProcessOutput output_of(const PythonJob& job, const nlohmann::json& reply,
+                          const std::string& error) const;
 
   // Asks the interpreter to raise ProcessTimeLimit in job `id` if it still runs it: a signal
   // to its thread (pthread_kill neither waits nor needs the GIL), whose Python handler asks
@@ -340,35 +337,58 @@ void PythonRuntime::Impl::run(PythonJob& job) {
                 {"time", f.time},
                 {"save", f.save},
                 {"error", f.error.empty() ? json() : json(f.error)}};
-  std::string task_text = dumped(task.to_json());
-  std::string fetch_text = dumped(fetch);
-  PyObject* answer = PyObject_CallMethod(
-      runner, "process", "s#s#y#", task_text.data(), static_cast<Py_ssize_t>(task_text.size()),
-      fetch_text.data(), static_cast<Py_ssize_t>(fetch_text.size()), f.content.data(),
-      static_cast<Py_ssize_t>(f.content.size()));
-  if (answer) {
-    std::string text = python_text(answer);
-    Py_DECREF(answer);
-    job.output = output_of(job, text, true);
-  } else {
-    job.output = output_of(job, python_error(), false);
+  PyObject* task_object = detail::python_from_json(task.to_json());
+  PyObject* fetch_object = task_object ? detail::python_from_json(fetch) : nullptr;
+  PyObject* content =
+      fetch_object
+          ? PyBytes_FromStringAndSize(f.content.data(), static_cast<Py_ssize_t>(f.content.size()))
+          : nullptr;
+  PyObject* answer =
+      content ? PyObject_CallMethod(runner, "process", "OOO", task_object, fetch_object, content)
+              : nullptr;
+  Py_XDECREF(task_object);
+  Py_XDECREF(fetch_object);
+  Py_XDECREF(content);
+  if (!answer) {
+    job.output = output_of(job, json(), python_error());
+    return;
   }
+  json reply = json::object();
+  std::string error;
+  if (!PyDict_Check(answer)) {
+    error = "squall's Python runtime gave an answer that is not a dict";
+  } else {
+    try {
+      for (const char* key : {"ok", "exception", "time", "logs", "follows", "messages"})
+        if (PyObject* value = PyDict_GetItemString(answer, key))  // borrowed
+          reply[key] = detail::json_from_python(value);
+    } catch (const detail::NotJsonError& e) {
+      error = std::string("squall's Python runtime gave an answer that is not JSON: ") + e.what();
+    }
+    if (PyObject* result = PyDict_GetItemString(answer, "result")) {
+      try {
+        reply["result"] = detail::json_from_python(result);
+      } catch (const detail::NotJsonError& e) {
+        reply["ok"] = false;
+        reply["exception"] = std::string("the callback's result is not JSON: ") + e.what();
+      }
+    }
+  }
+  Py_DECREF(answer);
+  job.output = output_of(job, reply, error);
 }
 
-// The status pack, follows and result of a job from the runner's answer (or, when `answered` is
-// false, from the error that kept it from answering).
-ProcessOutput PythonRuntime::Impl::output_of(const PythonJob& job, const std::string& answer,
-                                             bool answered) const {
+// The status pack, follows and result of a job from the runner's answer, or from the error
+// that kept it from answering (when `error` is not empty).
+ProcessOutput PythonRuntime::Impl::output_of(const PythonJob& job, const json& reply,
+                                             const std::string& error) const {
   const Dispatch& d = job.dispatch;
   ProcessOutput out;
-  json reply = answered ? json::parse(answer, nullptr, false) : json();
   bool ok = false;
   std::string exception;
   json process = {{"ok", false}, {"time", 0}, {"follows", 0}, {"messages", 0}, {"logs", ""}};
-  if (!answered) {
-    exception = answer;
-  } else if (!reply.is_object()) {
-    exception = "squall's Python runtime gave an answer that is not JSON";
+  if (!error.empty()) {
+    exception = error;
   } else {
     ok = reply.value("ok", false);
     if (reply.contains("exception") && reply["exception"].is_string())

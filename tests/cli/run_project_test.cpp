@@ -288,6 +288,66 @@ class Handler(BaseHandler):
   EXPECT_FALSE(contains(good.track["process"].value("logs", ""), "page/bad"));
 }
 
+TEST(RunProject, AResultIsStoredAsJsonDumpsWritesItAndOneItRefusesFailsItsTask) {
+  RunPeer site;
+  TempDir work;
+  work.write("shapes.py", with_origin(R"(
+import enum
+from pyspider.libs.base_handler import *
+
+class Size(enum.IntEnum):
+    BIG = 7
+
+class Handler(BaseHandler):
+    def on_start(self):
+        for name in ("good", "tuple_key", "nan", "cycle"):
+            self.crawl("{ORIGIN}/page/" + name, callback=self.page, retries=0)
+
+    def page(self, response):
+        name = response.url.rsplit("/", 1)[1]
+        if name == "tuple_key":
+            return {("a", 1): 1}
+        if name == "nan":
+            return {"x": float("nan")}
+        if name == "cycle":
+            loop = []
+            loop.append(loop)
+            return {"loop": loop}
+        return {"tuple": (1, "two"), "set": {3}, "keys": {1: "i", 2.5: "f", None: "n"},
+                "flags": {True: "t", False: "f"},
+                "big": 2 ** 70, "size": Size.BIG, "nested": [{"a": [None, False]}],
+                "text": "caf\u00e9 \ud800"}
+)",
+                                      site.origin));
+  test::CommandResult r = squall_run(work, "shapes.py", {"--results", "out.jsonl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto results = test::results_by_taskid(work.path() / "out.jsonl");
+  ASSERT_EQ(results.size(), 1u);
+  const json& result = results.begin()->second["result"];
+  EXPECT_EQ(result["tuple"], (json{1, "two"}));
+  EXPECT_EQ(result["set"], "{3}") << "anything else is its str(), as default=str writes it";
+  EXPECT_EQ(result["keys"], (json{{"1", "i"}, {"2.5", "f"}, {"null", "n"}}));
+  EXPECT_EQ(result["flags"], (json{{"true", "t"}, {"false", "f"}}));
+  EXPECT_DOUBLE_EQ(result["big"].get<double>(), 1180591620717411303424.0);
+  EXPECT_EQ(result["size"], 7);
+  EXPECT_EQ(result["nested"], (json{{{"a", {nullptr, false}}}}));
+  EXPECT_EQ(result["text"], "caf\u00e9 ?") << "a lone surrogate has no UTF-8";
+
+  auto failure = [&](const std::string& name) {
+    test::StoredTask t =
+        test::stored_task(work.path() / "shapes.db", site.origin + "/page/" + name);
+    EXPECT_EQ(t.status, 3) << name;
+    return t.track["process"].value("exception", "");
+  };
+  EXPECT_EQ(failure("tuple_key"),
+            "the callback's result is not JSON: keys must be str, int, float, bool or None, not "
+            "tuple");
+  EXPECT_EQ(failure("nan"),
+            "the callback's result is not JSON: Out of range float values are not JSON "
+            "compliant");
+  EXPECT_EQ(failure("cycle"), "the callback's result is not JSON: Circular reference detected");
+}
+
 TEST(RunProject, ACallbackPastItsTimeLimitIsInterruptedAndItsTaskFails) {
   RunPeer site;
   TempDir work;
