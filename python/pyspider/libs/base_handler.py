@@ -24,9 +24,10 @@ module turns what a callback asks for into task dicts and collects its output.
 import functools
 import inspect
 import json
-from urllib.parse import urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from pyspider.libs.response import HTTPError, Response  # noqa: F401 (scripts use them)
+from pyspider.libs.url_join import Joiner
 from pyspider.libs.utils import md5string
 
 _SCHEDULE_FIELDS = ("priority", "retries", "exetime", "age", "itag", "force_update",
@@ -38,6 +39,8 @@ _FETCH_FIELDS = ("method", "headers", "user_agent", "data", "connect_timeout", "
 _PROCESS_FIELDS = ("callback", "process_time_limit")
 _OTHER_FIELDS = ("params", "files", "taskid")
 KEYWORDS = frozenset(_SCHEDULE_FIELDS + _FETCH_FIELDS + _PROCESS_FIELDS + _OTHER_FIELDS)
+_GROUP = dict([(k, "schedule") for k in _SCHEDULE_FIELDS] + [(k, "fetch") for k in _FETCH_FIELDS]
+              + [(k, "process") for k in _PROCESS_FIELDS])
 
 
 def every(minutes=None, seconds=None):
@@ -130,35 +133,30 @@ def run_func(function, *arguments):
     return function(*(arguments if count is None else arguments[:count]))
 
 
-_SCALARS = (str, int, float, type(None))  # bool is an int
-_URL_PARTS = frozenset(" []\\;?#")
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def _is_plain(value, depth=3):
     """True when json.dumps(value) cannot fail: dicts with text keys, lists, text, numbers,
     True, False and None, nested at most `depth` deep (the common case, checked at a fraction
     of a dump's cost); False means a dump has to tell."""
-    if isinstance(value, _SCALARS):
+    kind = type(value)
+    if kind in _SCALARS:
         return True
     if depth == 0:
         return False
-    if type(value) is dict:
-        return all(type(k) is str and _is_plain(v, depth - 1) for k, v in value.items())
-    if type(value) is list:
-        return all(_is_plain(v, depth - 1) for v in value)
+    if kind is dict:
+        for key, inner in value.items():
+            if type(key) is not str or \
+                    (type(inner) not in _SCALARS and not _is_plain(inner, depth - 1)):
+                return False
+        return True
+    if kind is list:
+        for inner in value:
+            if type(inner) not in _SCALARS and not _is_plain(inner, depth - 1):
+                return False
+        return True
     return False
-
-
-def _join(base, url):
-    """urljoin(base, url). An absolute printable ASCII URL of the base's scheme, with a host,
-    and with no query, fragment, parameters, brackets, backslash or space comes back unchanged
-    from urljoin, and is returned as it is without parsing both."""
-    if url.startswith(("http://", "https://")) and url.isascii() and url.isprintable() and \
-            _URL_PARTS.isdisjoint(url):
-        host = url.index(":") + 3
-        if len(url) > host and url[host] != "/" and base.startswith(url[:host]):
-            return url
-    return urljoin(base, url)
 
 
 def _add_params(url, params):
@@ -199,6 +197,7 @@ class BaseHandler:
     def __init__(self):
         self.task = None
         self.response = None
+        self._joiner = None
         self._follows = []
         self._follow_keys = set()
         self._messages = []
@@ -287,7 +286,7 @@ class BaseHandler:
                 kwargs.setdefault(key, value)
 
         if self.response is not None and self.response.url and not url.startswith("data:"):
-            url = _join(self.response.url, url)
+            url = self._join(url)
         url = _add_params(url, kwargs.pop("params", None))
 
         if kwargs.get("files"):
@@ -310,14 +309,11 @@ class BaseHandler:
             kwargs["headers"] = dict(kwargs.get("headers") or {})
             kwargs["headers"]["User-Agent"] = kwargs["user_agent"]
 
-        task = {
-            "project": self.project_name,
-            "url": url,
-            "schedule": {k: kwargs.pop(k) for k in _SCHEDULE_FIELDS if k in kwargs},
-            "fetch": {k: kwargs.pop(k) for k in _FETCH_FIELDS if k in kwargs},
-            "process": {k: kwargs.pop(k) for k in _PROCESS_FIELDS if k in kwargs},
-        }
         taskid = kwargs.pop("taskid", None)
+        task = {"project": self.project_name, "url": url, "schedule": {}, "fetch": {},
+                "process": {}}
+        for key, value in kwargs.items():
+            task[_GROUP[key]][key] = value
         task["taskid"] = taskid if taskid is not None else self.get_taskid(task)
         if not _is_plain(task):
             try:
@@ -331,10 +327,17 @@ class BaseHandler:
             self._follows.append(task)
         return task
 
+    def _join(self, url):
+        """url made absolute against the response's URL, as urljoin does."""
+        if self._joiner is None or self._joiner.base != self.response.url:
+            self._joiner = Joiner(self.response.url)
+        return self._joiner(url)
+
     # --- the run of one task (squall_runtime calls it) ---------------------------------------
     def _reset(self, task, response):
         self.task = task
         self.response = response
+        self._joiner = None
         self._follows = []
         self._follow_keys = set()
         self._messages = []
