@@ -21,7 +21,7 @@ Written from pyspider's documentation (self.crawl, Response, @every, @config,
 @catch_status_code_error, About-Projects): squall's engine schedules, fetches and stores; this
 module turns what a callback asks for into task dicts and collects its output.
 """
-import functools
+import base64
 import inspect
 import json
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -172,12 +172,15 @@ def _encode_multipart(data, files):
     boundary = uuid.uuid4().hex
     parts = []
     for name, value in (data or {}).items():
-        parts.append(('--%s\r\nContent-Disposition: form-data; name="%s"\r\n\r\n%s\r\n'
-                      % (boundary, name, value)).encode("utf-8"))
+        if not isinstance(value, (bytes, bytearray)):
+            value = str(value).encode("utf-8")
+        parts.append(('--%s\r\nContent-Disposition: form-data; name="%s"\r\n\r\n'
+                      % (boundary, name)).encode("utf-8") + bytes(value) + b"\r\n")
     for name, value in (files or {}).items():
         filename, content = (value if isinstance(value, (tuple, list)) else (name, value))[:2]
         if isinstance(content, str):
             content = content.encode("utf-8")
+        content = bytes(content)
         parts.append(('--%s\r\nContent-Disposition: form-data; name="%s"; filename="%s"\r\n'
                       'Content-Type: application/octet-stream\r\n\r\n'
                       % (boundary, name, filename)).encode("utf-8") + content + b"\r\n")
@@ -296,15 +299,22 @@ class BaseHandler:
             content_type, body = _encode_multipart(data, kwargs.pop("files"))
             kwargs["headers"] = dict(kwargs.get("headers") or {})
             kwargs["headers"]["Content-Type"] = content_type
-            kwargs["data"] = body.decode("utf-8")
+            kwargs["data"] = body
         else:
             kwargs.pop("files", None)
         if kwargs.get("data") is not None and isinstance(kwargs["data"], (dict, list, tuple)):
             kwargs["data"] = urlencode(kwargs["data"], doseq=True)
-        if isinstance(kwargs.get("data"), bytes):
-            kwargs["data"] = kwargs["data"].decode("utf-8")
         if kwargs.get("data"):
             kwargs.setdefault("method", "POST")
+        binary = None
+        if isinstance(kwargs.get("data"), (bytes, bytearray, memoryview)):
+            # A task is JSON, whose strings are text: bytes that are not UTF-8 travel as base64,
+            # which the fetcher decodes, so the server gets them unchanged.
+            body = bytes(kwargs.pop("data"))
+            try:
+                kwargs["data"] = body.decode("utf-8")
+            except UnicodeDecodeError:
+                binary = base64.b64encode(body).decode("ascii")
         if kwargs.get("user_agent"):
             kwargs["headers"] = dict(kwargs.get("headers") or {})
             kwargs["headers"]["User-Agent"] = kwargs["user_agent"]
@@ -314,6 +324,8 @@ class BaseHandler:
                 "process": {}}
         for key, value in kwargs.items():
             task[_GROUP[key]][key] = value
+        if binary is not None:
+            task["fetch"]["data_base64"] = binary
         task["taskid"] = taskid if taskid is not None else self.get_taskid(task)
         if not _is_plain(task):
             try:
