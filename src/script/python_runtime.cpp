@@ -24,8 +24,11 @@
 #include "squall/engine/processor.h"
 #include "squall/url/url.h"
 
-#if !defined(SQUALL_PYTHON_DIR) || !defined(SQUALL_PYTHON_HOME)
-#error "SQUALL_PYTHON_DIR names squall's pyspider package, SQUALL_PYTHON_HOME libpython's prefix"
+#if !defined(SQUALL_PYTHON_DIR) || !defined(SQUALL_PYTHON_INSTALL_DIR) || \
+    !defined(SQUALL_PYTHON_HOME)
+#error \
+    "SQUALL_PYTHON_DIR names squall's pyspider package in the source tree, \
+SQUALL_PYTHON_INSTALL_DIR where it is installed under the prefix, SQUALL_PYTHON_HOME libpython's prefix"
 #endif
 
 namespace squall {
@@ -95,6 +98,22 @@ std::string tail(const std::string& text, size_t limit) {
   size_t from = text.size() - limit;
   if (size_t nl = text.find('\n', from); nl != std::string::npos) from = nl + 1;
   return text.substr(from);
+}
+
+// Where squall's pyspider package is: $SQUALL_PYTHON_PATH when set; else where `cmake --install`
+// puts it beside the executable (PREFIX/share/squall/python for PREFIX/bin/squall), so an
+// installed squall moved elsewhere still finds its own; else the source tree it was built from
+// (a build-tree run).
+std::string python_package_dir() {
+  if (const char* env = std::getenv("SQUALL_PYTHON_PATH"); env && *env) return env;
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::filesystem::path installed = exe.parent_path().parent_path() / SQUALL_PYTHON_INSTALL_DIR;
+    if (std::filesystem::is_regular_file(installed / "squall_runtime.py", ec))
+      return installed.string();
+  }
+  return SQUALL_PYTHON_DIR;
 }
 
 Duration seconds(double s) {
@@ -251,8 +270,7 @@ std::string PythonRuntime::Impl::start_interpreter() {
   if (PyStatus_Exception(status))
     return std::string("Python did not start: ") + (status.err_msg ? status.err_msg : "?");
 
-  const char* env = std::getenv("SQUALL_PYTHON_PATH");
-  std::string package_dir = env && *env ? env : SQUALL_PYTHON_DIR;
+  std::string package_dir = python_package_dir();
   std::filesystem::path script = std::filesystem::absolute(options.script);
   // squall's package first (it is what `pyspider` means), the script's folder last, so that a
   // script named like a module it uses (pyquery.py) does not hide that module.

@@ -11,9 +11,11 @@
 //   a bounded queue (`queue_size` tasks; a further process() waits on the loop for room, never
 //   blocking it) and is resumed through the loop's call_soon_threadsafe when the callback is
 //   done. Nothing on the loop waits on Python.
-// - The script sees squall's `pyspider` package first on sys.path (python/pyspider in the
-//   source tree, or the folder in $SQUALL_PYTHON_PATH), then the system's packages (pyquery,
-//   lxml), then the script's own folder (last, so a script named pyquery.py hides nothing).
+// - The script sees squall's `pyspider` package first on sys.path (the folder in
+//   $SQUALL_PYTHON_PATH when set; else PREFIX/share/squall/python, where `cmake --install` puts
+//   it, for an executable at PREFIX/bin/squall; else python/ in the source tree squall was
+//   built from), then the system's packages (pyquery, lxml), then the script's own folder
+//   (last, so a script named pyquery.py hides nothing).
 //   Its Handler class (the BaseHandler subclass named Handler, else the last one it defines)
 //   gives the project's retry_delay, crawl_config and @every jobs; they are read once, when the
 //   script loads.
