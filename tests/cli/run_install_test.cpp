@@ -19,7 +19,8 @@ TEST(RunInstall, AnInstalledSquallMovedElsewhereRunsAProjectWithThePackageInstal
       {SQUALL_CMAKE, "--install", SQUALL_BINARY_DIR, "--prefix", prefix.string()}, work.path());
   ASSERT_EQ(installed.status, 0) << installed.out << installed.err;
   ASSERT_TRUE(std::filesystem::exists(prefix / "bin" / "squall"));
-  ASSERT_TRUE(std::filesystem::exists(prefix / "share/squall/python/pyspider/libs/base_handler.py"));
+  ASSERT_TRUE(
+      std::filesystem::exists(prefix / "share/squall/python/pyspider/libs/base_handler.py"));
 
   std::filesystem::path moved = work.path() / "elsewhere";
   std::filesystem::rename(prefix, moved);
@@ -37,10 +38,9 @@ class Handler(BaseHandler):
 )",
                                      site.origin));
   test::suppress_interpreter_leaks();
-  test::CommandResult r =
-      test::run_command({(moved / "bin" / "squall").string(), "run", "where.py", "--results",
-                         "out.jsonl"},
-                        work.path(), {{"SQUALL_PYTHON_PATH", ""}});
+  test::CommandResult r = test::run_command(
+      {(moved / "bin" / "squall").string(), "run", "where.py", "--results", "out.jsonl"},
+      work.path(), {{"SQUALL_PYTHON_PATH", ""}});
   ASSERT_EQ(r.status, 0) << r.err;
   auto results = test::results_by_taskid(work.path() / "out.jsonl");
   ASSERT_EQ(results.size(), 1u);
