@@ -52,7 +52,7 @@ def run_binary(binary, min_time, cases):
     out = subprocess.run([binary, "--benchmark_format=json", f"--benchmark_min_time={min_time}"],
                          check=True, capture_output=True, text=True).stdout
     for b in json.loads(out)["benchmarks"]:
-        name = b["name"].removesuffix("/real_time")
+        name = b["name"].removesuffix("/real_time").removesuffix("/manual_time")
         case, _, impl = name.rpartition("/")
         if b.get("bytes_per_second"):
             entry = cases.setdefault(case, {"unit": "MB/s", "higher_is_better": True, "values": {}})

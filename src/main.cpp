@@ -7,12 +7,14 @@
 #include <string_view>
 #include <vector>
 
+#include "squall/cli/component_command.h"
 #include "squall/cli/crawl_command.h"
 #include "squall/cli/fetch_command.h"
 #include "squall/cli/links_command.h"
 #include "squall/cli/robots_command.h"
 #include "squall/cli/run_command.h"
 #include "squall/cli/serve_command.h"
+#include "squall/cli/status_command.h"
 #include "squall/cli/url_command.h"
 #include "squall/cli/version.h"
 
@@ -66,6 +68,44 @@ void add_control_flags(CLI::App* cmd, Command& c, const std::string& what) {
   cmd->add_option("--auth", c.auth, "user:password: HTTP Basic auth on everything --port serves");
   cmd->add_flag("--exit-when-done", c.exit_when_done,
                 "with --port, leave as soon as the " + what + " ends instead of serving on");
+}
+
+// One of the engine's components as a command (squall scheduler, fetcher, processor,
+// result-worker), with the flags they share.
+CLI::App* add_component_command(CLI::App& app, squall::cli::ComponentCommand& c,
+                                const std::string& role, const std::string& description) {
+  c.role = role;
+  auto* cmd = app.add_subcommand(role, description);
+  if (role == "scheduler" || role == "processor")
+    cmd->add_option("PROJECT.py", c.script, "the project script")->required();
+  cmd->add_option("--redis", c.redis,
+                  "redis://[[user]:password@]host[:port][/db], shared by every component")
+      ->capture_default_str();
+  cmd->add_option("--namespace", c.ns, "the crawl's keys are squall:NAMESPACE:... in Redis")
+      ->capture_default_str();
+  cmd->add_option("--lease", c.lease,
+                  "seconds a component holds what it took before another may take it again")
+      ->capture_default_str();
+  cmd->add_flag("--keep-running", c.keep_running, "stay up once the crawl is done, for the next");
+  if (role == "scheduler" || role == "result-worker")
+    cmd->add_option("--taskdb", c.taskdb,
+                    "the task store: postgresql://USER@HOST/DB to share (or an SQLite file)");
+  if (role == "scheduler")
+    cmd->add_flag("--fresh", c.fresh,
+                  "start the crawl over: drop what the task store (its results too) held");
+  if (role == "result-worker") {
+    cmd->add_option("--resultdb", c.resultdb, "where results are stored (default: --taskdb)");
+    cmd->add_option("--results", c.results,
+                    "also write a JSON line per result here (pyspider's dump format)");
+  }
+  if (role == "fetcher") {
+    cmd->add_option("-c,--concurrency", c.concurrency, "fetches in flight")->capture_default_str();
+    cmd->add_option("--per-host", c.per_host, "fetches in flight per host")->capture_default_str();
+    cmd->add_option("--user-agent", c.user_agent, "User-Agent and robots.txt token")
+        ->capture_default_str();
+    cmd->add_flag("--ignore-robots", c.ignore_robots, "do not fetch or obey robots.txt");
+  }
+  return cmd;
 }
 
 }  // namespace
@@ -350,10 +390,12 @@ int main(int argc, char** argv) {
   crawl_cmd->add_option("--retries", crawl.retries, "tries after a 599, 429 or 5xx")
       ->capture_default_str();
   crawl_cmd
-      ->add_option("--state", crawl.state,
-                   "the SQLite file that keeps the crawl (one crawl per file; a run with other "
-                   "start URLs is refused)")
+      ->add_option("--state,--taskdb", crawl.state,
+                   "the store that keeps the crawl: an SQLite file, sqlite:///PATH, or\n"
+                   "postgresql://USER@HOST/DB (one crawl per store; a run with other start URLs "
+                   "is refused)")
       ->capture_default_str();
+
   crawl_cmd->add_flag("--fresh", crawl.fresh,
                       "start over: drop what the state file and the outputs hold");
   crawl_cmd->add_option(
@@ -397,7 +439,12 @@ int main(int argc, char** argv) {
   run_cmd->add_option("PROJECT.py [URL]", run_args, "the project script (and, with --debug, a URL)")
       ->required()
       ->expected(1, 2);
-  run_cmd->add_option("--db", run.db, "the SQLite file of its tasks and results (PROJECT.db)");
+  run_cmd->add_option(
+      "--db,--taskdb", run.db,
+      "where its tasks, project and results are kept: an SQLite file (PROJECT.db),\n"
+      "sqlite:///PATH, or postgresql://USER@HOST/DB (pyspider's --taskdb)");
+  run_cmd->add_option("--resultdb", run.resultdb,
+                      "keep its results in this store instead (a file or a URL as --taskdb)");
   run_cmd->add_option("--results", run.results,
                       "write a JSON line per result here (pyspider's dump format)");
   run_cmd->add_option("--timeout", run.timeout, "seconds, then stop (exit 3; the command resumes)");
@@ -414,6 +461,61 @@ int main(int argc, char** argv) {
   add_control_flags(run_cmd, run, "project");
   run_cmd->add_option("--browsers", run.browsers, "Chromium processes rendering js tasks")
       ->check(CLI::PositiveNumber);
+
+  squall::cli::StatusCommand status;
+  auto* status_cmd = app.add_subcommand(
+      "status",
+      "Show a distributed crawl from its Redis: every component that registered (role, host,\n"
+      "pid, live or dead, heartbeat age, pages done, its queue's lag) and the depth of the four\n"
+      "streams between them (length, pending: taken and not yet acknowledged, lag: not yet\n"
+      "taken, dead letters, consumers). A component is dead after 3 leases without a heartbeat.\n"
+      "Exit status 0 when Redis answered, 1 when it cannot be reached, 2 for a bad flag.\n"
+      "Examples:\n"
+      "  squall status --redis redis://127.0.0.1:6379/0\n"
+      "  squall status --redis redis://:secret@10.0.0.5:6379/2 --namespace shop --json");
+  status_cmd
+      ->add_option("--redis", status.redis,
+                   "redis://[[user]:password@]host[:port][/db], the Redis the components use")
+      ->required();
+  status_cmd->add_option("--namespace", status.ns,
+                         "the crawl's namespace: its keys are squall:NAMESPACE:... (default "
+                         "squall)");
+  status_cmd->add_flag("--json", status.json, "print one JSON object, for scripts");
+  status_cmd
+      ->add_option("--timeout", status.timeout,
+                   "seconds to wait for Redis, to connect and for each reply (default 5)")
+      ->check(CLI::PositiveNumber);
+
+  constexpr const char* kComponents =
+      "The components of one crawl share --redis and --namespace; a second machine is one more\n"
+      "command. Exit status 0 once the crawl is done, 130 Ctrl-C, 2 a usage error, 1 it could\n"
+      "not run. Example (each line a process, on any machine):\n"
+      "  squall scheduler tutorial.py --redis redis://10.0.0.5/0 --taskdb "
+      "postgresql://c@10.0.0.6/crawl\n"
+      "  squall fetcher --redis redis://10.0.0.5/0 -c 32\n"
+      "  squall processor tutorial.py --redis redis://10.0.0.5/0\n"
+      "  squall result-worker --redis redis://10.0.0.5/0 --taskdb postgresql://c@10.0.0.6/crawl\n"
+      "  squall status --redis redis://10.0.0.5/0";
+  squall::cli::ComponentCommand scheduler_c, fetcher_c, processor_c, result_c;
+  std::vector<CLI::App*> component_cmds = {
+      add_component_command(app, scheduler_c, "scheduler",
+                            std::string("Run a project's scheduler: its tasks in --taskdb, "
+                                        "dispatched to the fetchers through Redis,\noutcomes "
+                                        "and follows taken back. One per project.\n") +
+                                kComponents),
+      add_component_command(app, fetcher_c, "fetcher",
+                            std::string("Fetch the tasks the scheduler dispatches and hand the "
+                                        "pages to the processors.\n") +
+                                kComponents),
+      add_component_command(app, processor_c, "processor",
+                            std::string("Run a project's callbacks on fetched pages; outcomes "
+                                        "and follows go to the scheduler,\nresults to the "
+                                        "result workers.\n") +
+                                kComponents),
+      add_component_command(app, result_c, "result-worker",
+                            std::string("Store the projects' results (upserted by taskid), and "
+                                        "export them with --results.\n") +
+                                kComponents)};
 
   // `squall help [SUBCOMMAND]` is `squall [SUBCOMMAND] --help`; a word that names no
   // subcommand gets the nearest one suggested.
@@ -455,6 +557,11 @@ int main(int argc, char** argv) {
   }
   if (crawl_cmd->parsed())
     return squall::cli::run_crawl(crawl, std::cerr, isatty(STDERR_FILENO) != 0);
+  if (status_cmd->parsed()) return squall::cli::run_status(status, std::cout, std::cerr);
+  for (squall::cli::ComponentCommand* c : {&scheduler_c, &fetcher_c, &processor_c, &result_c})
+    for (CLI::App* cmd : component_cmds)
+      if (cmd->parsed() && cmd->get_name() == c->role)
+        return squall::cli::run_component(*c, std::cerr);
   if (run_cmd->parsed()) {
     run.script = run_args.at(0);
     if (run_args.size() > 1) {

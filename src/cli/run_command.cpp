@@ -173,6 +173,7 @@ int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool 
   const std::string& project = runtime->project();
   EngineOptions o;
   o.store = c.db.empty() ? project + ".db" : c.db;
+  o.result_store = c.resultdb;
   o.store_label = "project store";
   o.jsonl = c.results;
   o.concurrency = c.concurrency;

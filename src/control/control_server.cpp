@@ -137,9 +137,13 @@ struct ControlServer::State {
     if (!s) throw StatusError(503, "the engine has not opened its store yet: try again shortly");
     return *s;
   }
-  SqliteStore& store() {
+  EngineStore& store() {
     scheduler();
     return *engine.store();
+  }
+  EngineStore& result_store() {
+    scheduler();
+    return *engine.result_store();
   }
 
   // The project a request names (?project=, or the only one the engine runs); 404 for one the
@@ -391,8 +395,13 @@ json task_summary(const CrawlTask& t) {
   return out;
 }
 
+// A page's cursor for the client: null once nothing is left.
+json next_cursor(const std::string& next) {
+  return next.empty() ? json() : json(next);
+}
+
 Task<void> get_tasks(State& s, Request& req, Reply& resp) {
-  SqliteStore& store = s.store();
+  EngineStore& store = s.store();
   std::string project = s.project_of(req);
   std::optional<TaskStatus> status;
   if (auto st = req.query_argument("status"); st && !st->empty()) {
@@ -400,17 +409,17 @@ Task<void> get_tasks(State& s, Request& req, Reply& resp) {
     if (!status) throw StatusError(400, "status= must be active, success, failed or bad");
   }
   std::string search(req.query_argument("search").value_or(""));
-  int64_t after = int_argument(req, "after", 0, 0, std::numeric_limits<int64_t>::max());
+  std::string after(req.query_argument("after").value_or(""));
   size_t limit = static_cast<size_t>(int_argument(req, "limit", kDefaultPage, 1, kMaxPage));
-  SqliteStore::TaskPage page = co_await store.browse_tasks(project, status, search, after, limit);
+  EngineStore::TaskPage page = co_await store.browse_tasks(project, status, search, after, limit);
   json tasks = json::array();
   for (const CrawlTask& t : page.tasks) tasks.push_back(task_summary(t));
-  json reply = {{"tasks", tasks}, {"next", page.next}};
+  json reply = {{"tasks", tasks}, {"next", next_cursor(page.next)}};
   co_await send_json(resp, reply);
 }
 
 Task<void> get_task(State& s, Request& req, Reply& resp) {
-  SqliteStore& store = s.store();
+  EngineStore& store = s.store();
   std::string project = s.project_of(req);
   std::string taskid(req.path_param("taskid").value_or(""));
   std::optional<CrawlTask> task = co_await store.get(project, taskid);
@@ -485,20 +494,20 @@ Task<void> post_fetch(State& s, Request& req, Reply& resp) {
 }
 
 Task<void> get_results(State& s, Request& req, Reply& resp) {
-  SqliteStore& store = s.store();
+  EngineStore& store = s.result_store();
   std::string project = s.project_of(req);
   std::string search(req.query_argument("search").value_or(""));
-  int64_t after = int_argument(req, "after", 0, 0, std::numeric_limits<int64_t>::max());
+  std::string after(req.query_argument("after").value_or(""));
   size_t limit = static_cast<size_t>(int_argument(req, "limit", kDefaultPage, 1, kMaxPage));
-  SqliteStore::ResultPage page = co_await store.browse_results(project, search, after, limit);
+  EngineStore::ResultPage page = co_await store.browse_results(project, search, after, limit);
   json results = json::array();
   for (const TaskResult& r : page.results) results.push_back(r.to_json());
-  json reply = {{"results", results}, {"next", page.next}};
+  json reply = {{"results", results}, {"next", next_cursor(page.next)}};
   co_await send_json(resp, reply);
 }
 
 Task<void> dump_results(State& s, Request& req, Reply& resp) {
-  SqliteStore& store = s.store();
+  EngineStore& store = s.result_store();
   std::string file(req.path_param("file").value_or(""));
   size_t dot = file.rfind('.');
   std::string format = dot == std::string::npos ? "" : file.substr(dot + 1);
@@ -508,13 +517,13 @@ Task<void> dump_results(State& s, Request& req, Reply& resp) {
   resp.headers().set("Content-Type", format == "json"    ? "application/json"
                                      : format == "jsonl" ? "application/x-ndjson"
                                                          : "text/csv; charset=utf-8");
-  int64_t after = 0;
+  std::string after;
   bool first = true;
   std::vector<std::string> columns;
   if (format == "json") co_await resp.write("[");
   // A page at a time, each sent before the next is read: memory holds one page.
   for (;;) {
-    SqliteStore::ResultPage page = co_await store.browse_results(project, "", after, kDumpPage);
+    EngineStore::ResultPage page = co_await store.browse_results(project, "", after, kDumpPage);
     std::string out;
     if (format == "csv" && first) {
       // The columns: the fields of the first page's results, in the order they appear; the
@@ -555,8 +564,8 @@ Task<void> dump_results(State& s, Request& req, Reply& resp) {
     if (format == "csv") first = false;
     co_await resp.write(out);
     co_await resp.flush();
-    if (page.next == 0) break;
-    after = page.next;
+    if (page.next.empty()) break;
+    after = std::move(page.next);
   }
   if (format == "json") co_await resp.write(first ? "]\n" : "\n]\n");
   co_await resp.finish();

@@ -185,13 +185,13 @@ struct Crawler::State {
 
   // --- the store's side: identity, outputs, page count --------------------------------------
 
-  Task<void> opened(SqliteStore& store) {
+  Task<void> opened(EngineStore& store) {
     std::optional<std::string> stored = co_await store.meta(kIdentityKey);
     summary.resumed = stored.has_value();
     if (!stored) {
       co_await store.set_meta(kIdentityKey, identity);
     } else if (*stored != identity) {
-      throw InvalidArgumentError(identity_mismatch(*stored, identity, o.state.string()));
+      throw InvalidArgumentError(identity_mismatch(*stored, identity, o.state));
     }
     if (std::optional<std::string> pages = co_await store.meta(kPagesKey))
       std::from_chars(pages->data(), pages->data() + pages->size(), pages_before);
@@ -212,7 +212,7 @@ struct Crawler::State {
   // recorded ("<key>_offset"), so records of pages whose outcome was not committed (and that
   // will be fetched again) do not repeat; a file with bytes of anything else is refused, unless
   // the crawl starts over, which empties it.
-  Task<void> claim_output(SqliteStore& store, const std::filesystem::path& path,
+  Task<void> claim_output(EngineStore& store, const std::filesystem::path& path,
                           const std::string& key, const char* flag) {
     std::error_code ec;
     std::filesystem::path absolute = std::filesystem::absolute(path, ec);
@@ -224,7 +224,7 @@ struct Crawler::State {
       std::optional<std::string> owner = co_await store.meta(key + "_path");
       if (!owner || *owner != absolute.string())
         throw InvalidArgumentError(path.string() + " holds records that are not this crawl's (" +
-                                   o.state.string() + " did not write them): give another " + flag +
+                                   o.state + " did not write them): give another " + flag +
                                    " path, or --fresh to start the crawl over and overwrite it");
       if (std::optional<std::string> offset = co_await store.meta(key + "_offset")) {
         uint64_t keep = std::stoull(*offset);
@@ -234,7 +234,7 @@ struct Crawler::State {
     co_await store.set_meta(key + "_path", absolute.string());
   }
 
-  Task<void> committing(SqliteStore& store) {
+  Task<void> committing(EngineStore& store) {
     if (jsonl) {
       jsonl->flush();
       if (std::optional<uint64_t> offset = jsonl->offset())
@@ -621,8 +621,8 @@ Task<CrawlSummary> Crawler::run() {
   e.hosts.obey_robots = o.obey_robots;
   e.hosts.robots_retries = o.retries;
   e.hosts.robots_backoff = seconds_of(o.retry_backoff);
-  e.hooks.opened = [&s](SqliteStore& store) { return s.opened(store); };
-  e.hooks.committing = [&s](SqliteStore& store) { return s.committing(store); };
+  e.hooks.opened = [&s](EngineStore& store) { return s.opened(store); };
+  e.hooks.committing = [&s](EngineStore& store) { return s.committing(store); };
   e.hooks.may_dispatch = [&s](const CrawlTask& task) { return s.may_dispatch(task); };
   e.hooks.parked = [&s](const CrawlTask& task) { s.parked(task); };
   e.hooks.robots = [&s](const std::string& host, const FetchResult& r) {

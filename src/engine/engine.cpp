@@ -15,17 +15,13 @@
 #include "squall/core/queue.h"
 #include "squall/core/sleep.h"
 #include "squall/core/spawn.h"
+#include "squall/engine/engine_message.h"
 #include "squall/engine/processor.h"
 #include "squall/engine/result_worker.h"
 
 namespace squall {
 
 namespace {
-
-struct Fetched {
-  Dispatch dispatch;
-  FetchResult result;
-};
 
 Duration seconds(double s) {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
@@ -42,12 +38,13 @@ struct Engine::State {
   };
   std::map<std::string, Project> projects;
 
-  std::unique_ptr<SqliteStore> store;
+  std::unique_ptr<EngineStore> store;
+  std::unique_ptr<EngineStore> result_store;  // when results have a store of their own
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<ResultWorker> results;
   std::unique_ptr<Fetcher> fetcher;
   std::unique_ptr<FetchStage> stage;
-  std::unique_ptr<Queue<Fetched>> process_queue;
+  std::unique_ptr<Queue<FetchedTask>> process_queue;
   Lock apply_lock;             // held by the processing worker that applies an output
   Event wake;                  // something changed that the dispatcher may act on
   Event finished;              // run() may return
@@ -81,13 +78,7 @@ struct Engine::State {
           if (!finish_sent) {
             finish_sent = true;
             std::vector<CrawlTask> finishing;
-            for (auto& [name, p] : projects) {
-              CrawlTask t = CrawlTask::for_url(name, "data:,on_finished");
-              t.taskid = "on_finished";
-              t.process["callback"] = "on_finished";
-              t.schedule.force_update = true;
-              finishing.push_back(std::move(t));
-            }
+            for (auto& [name, p] : projects) finishing.push_back(Processor::finish_task(name));
             co_await request(std::move(finishing));
             continue;
           }
@@ -151,7 +142,7 @@ struct Engine::State {
   // A fetched task to the processor's queue, waiting while it is full.
   Task<void> deliver(Dispatch d, FetchResult r) {
     for (const FetchObserver& observe : observers) observe(d.task, r);
-    Fetched f{std::move(d), std::move(r)};
+    FetchedTask f{std::move(d), std::move(r)};
     co_await process_queue->put(std::move(f));
   }
 
@@ -168,7 +159,7 @@ struct Engine::State {
   // process() side by side, and apply what it gave one at a time.
   Task<void> process_worker() {
     for (;;) {
-      Fetched f = co_await process_queue->get();
+      FetchedTask f = co_await process_queue->get();
       auto it = projects.find(f.dispatch.task.project);
       ProcessOutput out = co_await it->second.runtime->process(f.dispatch, std::move(f.result));
       // The follows, the outcome and the result are applied with no commit between them, and
@@ -232,6 +223,7 @@ struct Engine::State {
   Task<void> commit() {
     if (options.hooks.committing) co_await options.hooks.committing(*store);
     co_await results->checkpoint();
+    if (result_store) co_await result_store->commit();
     co_await scheduler->commit();
   }
 
@@ -275,8 +267,11 @@ void Engine::add_project(ProjectRuntime& runtime, ProjectInfo info) {
 Scheduler* Engine::scheduler() noexcept {
   return state_->scheduler.get();
 }
-SqliteStore* Engine::store() noexcept {
+EngineStore* Engine::store() noexcept {
   return state_->store.get();
+}
+EngineStore* Engine::result_store() noexcept {
+  return state_->result_store ? state_->result_store.get() : state_->store.get();
 }
 
 const FetchStage* Engine::fetch_stage() const noexcept {
@@ -336,10 +331,17 @@ void Engine::stop() noexcept {
 Task<EngineSummary> Engine::run() {
   State& s = *state_;
   auto started = std::chrono::steady_clock::now();
-  s.store = SqliteStore::open(s.options.store, s.options.fresh, s.options.store_label,
-                              s.options.store_cache_mib);
+  EngineStoreOptions opening;
+  opening.start_over = s.options.fresh;
+  opening.label = s.options.store_label;
+  opening.cache_mib = s.options.store_cache_mib;
+  s.store = co_await open_engine_store(s.options.store, opening);
+  if (!s.options.result_store.empty() && s.options.result_store != s.options.store) {
+    opening.label = "result store";
+    s.result_store = co_await open_engine_store(s.options.result_store, opening);
+  }
   s.scheduler = std::make_unique<Scheduler>(*s.store, s.options.scheduler);
-  s.results = std::make_unique<ResultWorker>(*s.store, s.options.jsonl);
+  s.results = std::make_unique<ResultWorker>(*result_store(), s.options.jsonl, s.store.get());
   co_await s.results->open(s.options.fresh);
   FetcherOptions fetcher = s.options.fetcher;
   if (!fetcher.client) fetcher.max_clients = std::max<size_t>(1, s.options.concurrency);
@@ -355,10 +357,11 @@ Task<EngineSummary> Engine::run() {
   s.stage->withdraw = [&s](const Dispatch& d) { return s.withdraw(d); };
   s.stage->on_robots = s.options.hooks.robots;
   if (s.options.hooks.opened) co_await s.options.hooks.opened(*s.store);
-  s.process_queue = std::make_unique<Queue<Fetched>>(std::max<size_t>(1, s.options.queue_size));
+  s.process_queue = std::make_unique<Queue<FetchedTask>>(std::max<size_t>(1, s.options.queue_size));
 
   std::vector<CrawlTask> starts;
   for (auto& [name, p] : s.projects) {
+    co_await s.store->claim_project(name);
     p.info.updatetime = s.now();
     co_await s.store->put_project(p.info);
     co_await s.scheduler->add_project(p.info, p.runtime->retry_delay());

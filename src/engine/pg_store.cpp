@@ -8,6 +8,7 @@
 
 #include "squall/core/error.h"
 #include "squall/core/lock.h"
+#include "squall/core/sleep.h"
 #include "squall/crawl/jsonl.h"
 #include "task_row.h"
 
@@ -633,6 +634,115 @@ Task<void> PgStore::set_meta(std::string key, std::string value) {
       "INSERT INTO squall_meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value "
       "= excluded.value",
       p);
+}
+
+// --- browsing ------------------------------------------------------------------------------
+
+std::string PgStore::describe() const {
+  return "postgresql://" + state_->db.where();
+}
+
+namespace {
+constexpr int kClaimTries = 30;  // 3 s
+}  // namespace
+
+Task<void> PgStore::claim_project(std::string project) {
+  Lock::Guard guard = co_await state_->lock.guard();
+  State& s = *state_;
+  std::vector<PgParam> p;
+  p.emplace_back("squall project " + project);
+  // A process killed a moment ago may still hold it: the server ends its session once it reads
+  // the closed connection, soon but not at once.
+  for (int tries = 0;; ++tries) {
+    PgResult r = co_await s.q("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", p);
+    if (r.row(0).get_bool(0)) co_return;
+    if (tries == kClaimTries) break;
+    co_await sleep(std::chrono::milliseconds(100));
+  }
+  throw InvalidArgumentError("project '" + project + "' is being run by another process on " +
+                             describe() + ": wait for it to end, or give another database");
+}
+
+Task<PgStore::TaskPage> PgStore::browse_tasks(std::string project, std::optional<TaskStatus> status,
+                                              std::string url_contains, std::string after,
+                                              size_t limit) {
+  Lock::Guard guard = co_await state_->lock.guard();
+  State& s = *state_;
+  TaskPage page;
+  if (limit == 0) co_return page;
+  co_await s.flush();
+  std::vector<PgParam> p;
+  p.emplace_back(project);
+  p.emplace_back(after);
+  p.emplace_back(static_cast<int64_t>(kBrowseScan));
+  p.emplace_back(static_cast<int64_t>(status ? static_cast<int>(*status) : 0));
+  p.emplace_back(url_contains);
+  p.emplace_back(static_cast<int64_t>(limit));
+  // The filters apply within a window of kBrowseScan rows after the cursor, read by the primary
+  // key: a rare status costs a short page, never a scan of the table.
+  PgResult r = co_await s.q(
+      std::string("SELECT ") + detail::kTaskColumns +
+          " FROM (SELECT * FROM squall_tasks WHERE project = $1 AND taskid > $2 ORDER BY taskid "
+          "LIMIT $3) w WHERE ($4::int = 0 OR status = $4::int) AND ($5 = '' OR strpos(url, $5) > "
+          "0) ORDER BY taskid LIMIT $6",
+      p);
+  for (PgRow row : r) page.tasks.push_back(detail::read_task_row(PgTaskRow{row}, project).task);
+  if (page.tasks.size() == limit) {
+    page.next = page.tasks.back().taskid;
+  } else {
+    // Short: either the window ran out (go on after it) or the table did (the end).
+    std::vector<PgParam> w;
+    w.emplace_back(project);
+    w.emplace_back(after);
+    w.emplace_back(static_cast<int64_t>(kBrowseScan));
+    PgResult end = co_await s.q(
+        "SELECT count(*), max(taskid) FROM (SELECT taskid FROM squall_tasks WHERE project = $1 "
+        "AND taskid > $2 ORDER BY taskid LIMIT $3) w",
+        w);
+    if (static_cast<size_t>(end.row(0).get_int(0)) == kBrowseScan)
+      page.next = end.row(0).get_string(1);
+  }
+  co_return page;
+}
+
+Task<PgStore::ResultPage> PgStore::browse_results(std::string project, std::string url_contains,
+                                                  std::string after, size_t limit) {
+  Lock::Guard guard = co_await state_->lock.guard();
+  State& s = *state_;
+  ResultPage page;
+  if (limit == 0) co_return page;
+  int64_t from = row_cursor(after);
+  std::vector<PgParam> p;
+  p.emplace_back(project);
+  p.emplace_back(from);
+  p.emplace_back(static_cast<int64_t>(kBrowseScan));
+  p.emplace_back(url_contains);
+  p.emplace_back(static_cast<int64_t>(limit));
+  PgResult r = co_await s.q(
+      "SELECT taskid, url, result, updatetime, ord FROM (SELECT * FROM squall_results WHERE "
+      "project = $1 AND ord > $2 ORDER BY ord LIMIT $3) w WHERE $4 = '' OR strpos(url, $4) > 0 "
+      "ORDER BY ord LIMIT $5",
+      p);
+  int64_t last = from;
+  for (PgRow row : r) {
+    page.results.push_back(result_of(row));
+    last = row.get_int(4);
+  }
+  if (page.results.size() == limit) {
+    page.next = std::to_string(last);
+  } else {
+    std::vector<PgParam> w;
+    w.emplace_back(project);
+    w.emplace_back(from);
+    w.emplace_back(static_cast<int64_t>(kBrowseScan));
+    PgResult end = co_await s.q(
+        "SELECT count(*), max(ord) FROM (SELECT ord FROM squall_results WHERE project = $1 AND "
+        "ord > $2 ORDER BY ord LIMIT $3) w",
+        w);
+    if (static_cast<size_t>(end.row(0).get_int(0)) == kBrowseScan)
+      page.next = std::to_string(end.row(0).get_int(1));
+  }
+  co_return page;
 }
 
 }  // namespace squall

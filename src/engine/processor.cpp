@@ -35,6 +35,14 @@ CrawlTask Processor::start_task(const std::string& project) {
   return t;
 }
 
+CrawlTask Processor::finish_task(const std::string& project) {
+  CrawlTask t = CrawlTask::for_url(project, "data:,on_finished");
+  t.taskid = "on_finished";
+  t.process["callback"] = "on_finished";
+  t.schedule.force_update = true;
+  return t;
+}
+
 CrawlTask Processor::message_task(const std::string& from, const std::string& to,
                                   const json& message) {
   CrawlTask t = CrawlTask::for_url(to, "data:,on_message");

@@ -13,8 +13,8 @@
 
 namespace squall {
 
-ResultWorker::ResultWorker(ResultStore& store, std::filesystem::path jsonl)
-    : store_(store), jsonl_(std::move(jsonl)) {}
+ResultWorker::ResultWorker(ResultStore& store, std::filesystem::path jsonl, ResultStore* ledger)
+    : store_(store), ledger_(ledger ? *ledger : store), jsonl_(std::move(jsonl)) {}
 
 ResultWorker::~ResultWorker() {
   if (file_) std::fclose(file_);
@@ -26,7 +26,7 @@ std::string ResultWorker::meta_key() const {
 
 Task<void> ResultWorker::open(bool start_over) {
   if (jsonl_.empty()) co_return;
-  std::optional<std::string> committed = co_await store_.meta(meta_key());
+  std::optional<std::string> committed = co_await ledger_.meta(meta_key());
   std::error_code ec;
   uint64_t on_disk =
       std::filesystem::exists(jsonl_, ec) ? std::filesystem::file_size(jsonl_, ec) : 0;
@@ -50,7 +50,7 @@ Task<void> ResultWorker::open(bool start_over) {
                 "cannot cut " + jsonl_.string() + " back: " + std::strerror(errno));
   std::fseek(file_, static_cast<long>(keep), SEEK_SET);
   size_ = keep;
-  co_await store_.set_meta(meta_key(), std::to_string(size_));
+  co_await ledger_.set_meta(meta_key(), std::to_string(size_));
 }
 
 Task<void> ResultWorker::write(std::string project, const TaskResult& result) {
@@ -69,7 +69,7 @@ Task<void> ResultWorker::checkpoint() {
   if (!file_) co_return;
   if (std::fflush(file_) != 0)
     throw Error(ErrorKind::System, "cannot write " + jsonl_.string() + ": " + std::strerror(errno));
-  co_await store_.set_meta(meta_key(), std::to_string(size_));
+  co_await ledger_.set_meta(meta_key(), std::to_string(size_));
 }
 
 }  // namespace squall

@@ -249,6 +249,14 @@ const std::filesystem::path& SqliteStore::path() const noexcept {
   return db_->path;
 }
 
+std::string SqliteStore::describe() const {
+  return db_->path.string();
+}
+
+Task<void> SqliteStore::claim_project(std::string) {
+  co_return;
+}
+
 Task<std::optional<CrawlTask>> SqliteStore::get(std::string project, std::string taskid) {
   std::optional<CrawlTask> out;
   int64_t id = db_->project_id(project, false);
@@ -491,9 +499,10 @@ Task<void> SqliteStore::set_meta(std::string key, std::string value) {
 // on the rowid order rather than the taskid index, which would have to be sorted.
 Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
                                                       std::optional<TaskStatus> status,
-                                                      std::string url_contains, int64_t after,
+                                                      std::string url_contains, std::string cursor,
                                                       size_t limit) {
   TaskPage page;
+  int64_t after = row_cursor(cursor);
   int64_t id = db_->project_id(project, false);
   if (id < 0 || limit == 0) co_return page;
   SqliteStatement s = db_->file->prepare(
@@ -514,7 +523,7 @@ Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
     page.tasks.push_back(detail::read_task_row(SqliteRow{s}, project).task);
   }
   if (page.tasks.size() == limit) {
-    page.next = last;
+    page.next = std::to_string(last);
   } else {
     // Short: either the window ran out (go on after it) or the table did (the end).
     SqliteStatement w = db_->file->prepare(
@@ -522,7 +531,7 @@ Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
         "rowid > ?2 ORDER BY rowid LIMIT ?3)");
     w.bind(1, id).bind(2, after).bind(3, static_cast<int64_t>(kBrowseScan));
     if (w.step("browse tasks")) {
-      if (static_cast<size_t>(w.int64(0)) == kBrowseScan) page.next = w.int64(1);
+      if (static_cast<size_t>(w.int64(0)) == kBrowseScan) page.next = std::to_string(w.int64(1));
       w.reset();
     }
   }
@@ -530,9 +539,10 @@ Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
 }
 
 Task<SqliteStore::ResultPage> SqliteStore::browse_results(std::string project,
-                                                          std::string url_contains, int64_t after,
-                                                          size_t limit) {
+                                                          std::string url_contains,
+                                                          std::string cursor, size_t limit) {
   ResultPage page;
+  int64_t after = row_cursor(cursor);
   if (limit == 0) co_return page;
   SqliteStatement s = db_->file->prepare(
       "SELECT r, taskid, url, result, updatetime FROM (SELECT rowid AS r, * FROM results WHERE "
@@ -550,14 +560,14 @@ Task<SqliteStore::ResultPage> SqliteStore::browse_results(std::string project,
         TaskResult{s.text(1), s.text(2), parse_or(s.text_view(3), json()), s.real(4)});
   }
   if (page.results.size() == limit) {
-    page.next = last;
+    page.next = std::to_string(last);
   } else {
     SqliteStatement w = db_->file->prepare(
         "SELECT count(*), max(r) FROM (SELECT rowid AS r FROM results WHERE project = ?1 AND "
         "rowid > ?2 ORDER BY rowid LIMIT ?3)");
     w.bind(1, project).bind(2, after).bind(3, static_cast<int64_t>(kBrowseScan));
     if (w.step("browse results")) {
-      if (static_cast<size_t>(w.int64(0)) == kBrowseScan) page.next = w.int64(1);
+      if (static_cast<size_t>(w.int64(0)) == kBrowseScan) page.next = std::to_string(w.int64(1));
       w.reset();
     }
   }

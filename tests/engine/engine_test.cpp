@@ -1,6 +1,7 @@
 // Engine: pyspider's pipeline end to end against real local servers and a real SQLite store,
 // including kill -9 at random points while a 5,000-page project runs.
 #include "squall/engine/engine.h"
+#include "squall/engine/sqlite_store.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -128,7 +129,7 @@ TEST_F(EngineTest, AProjectRunsToItsEndWithAResultPerPageAndCountersThatMatchARe
     EngineSummary summary = co_await engine.run();
     // /, /a, /b, /c and /c?raw give results; /throw fails (twice: one retry), /missing 404s.
     EXPECT_EQ(summary.results, 5u);
-    SqliteStore& store = *engine.store();
+    EngineStore& store = *engine.store();
     EXPECT_EQ(co_await store.count("small"), 5);
     std::optional<CrawlTask> thrown =
         co_await store.get("small", default_taskid(origin + "/throw"));
@@ -407,7 +408,7 @@ TEST_F(EngineTest, PeriodicJobsRunAtTheirTicksWhileTheEngineRuns) {
   // What the jobs crawled went through the pipeline like any task; the cron tasks themselves
   // are not stored.
   auto check = [&]() -> Task<void> {
-    SqliteStore& store = *engine.store();
+    EngineStore& store = *engine.store();
     EXPECT_TRUE(co_await store.result("ticker", default_taskid("data:,tick-1")));
     EXPECT_TRUE(co_await store.result("ticker", default_taskid("data:,tick-2")));
     EXPECT_FALSE(co_await store.get("ticker", "_on_cronjob"));

@@ -45,9 +45,9 @@ struct CrawlCommand {
   std::string cacert;                // --cacert: a CA bundle instead of the system's
   double timeout_per_fetch = 20;     // seconds, one fetch (each redirect hop)
   int retries = 2;
-  std::string state = "crawl.db";
-  bool fresh = false;  // drop the state file's and the outputs' earlier contents
-  std::string jsonl;   // a file, or - for standard output
+  std::string state = "crawl.db";  // a file or a store location (engine_store.h)
+  bool fresh = false;              // drop the state file's and the outputs' earlier contents
+  std::string jsonl;               // a file, or - for standard output
   bool jsonl_links = false;
   bool no_sitemaps = false;
   std::string warc;

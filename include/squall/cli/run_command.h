@@ -28,8 +28,9 @@ namespace squall::cli {
 
 struct RunCommand {
   std::string script;
-  std::string db;       // PROJECT.db when empty
-  std::string results;  // JSON lines export; none when empty
+  std::string db;        // PROJECT.db when empty; a file or a store location (engine_store.h)
+  std::string resultdb;  // results' own store; none when empty
+  std::string results;   // JSON lines export; none when empty
   std::optional<double> timeout;
   bool ignore_robots = false;
   size_t concurrency = 10;

@@ -111,7 +111,8 @@ struct CrawlerOptions {
   bool validate_cert = true;
   std::string ca_certs;  // a CA bundle (PEM) instead of the system's store
 
-  std::filesystem::path state = "crawl.db";  // the engine's store (SqliteStore)
+  // The engine's store: a file, sqlite:///PATH or postgresql://... (engine_store.h).
+  std::string state = "crawl.db";
   // Start over: whatever the state file and the outputs held is dropped.
   bool fresh = false;
   std::string jsonl;         // a file, "-" for stdout, empty for none

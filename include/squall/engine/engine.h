@@ -24,6 +24,7 @@
 //   between two commits, so a kill at any moment loses at most the work since the last commit:
 //   those tasks are still active in the store and run again on the next start, their results
 //   replace nothing twice, and the JSON lines export is cut back to match (ResultWorker).
+//   Results may have a store of their own (`result_store`), committed just before the tasks'.
 // - Each project starts with its on_start task (pyspider's), run once per start; when no
 //   project has anything left, each gets its on_finished, and then run() returns (with
 //   exit_when_done; otherwise it waits for more until stop()).
@@ -41,13 +42,13 @@
 #include <vector>
 
 #include "squall/core/task.h"
+#include "squall/engine/engine_store.h"
 #include "squall/engine/fetch_stage.h"
 #include "squall/engine/fetcher.h"
 #include "squall/engine/handler.h"
 #include "squall/engine/project_runtime.h"
 #include "squall/engine/project_store.h"
 #include "squall/engine/scheduler.h"
-#include "squall/engine/sqlite_store.h"
 
 namespace squall {
 
@@ -55,10 +56,10 @@ namespace squall {
 struct EngineHooks {
   // After the store opened, before the projects start: a program's own outputs claim their
   // files, a resumed run is checked against what the store holds. Throws to refuse the run.
-  std::function<Task<void>(SqliteStore&)> opened;
+  std::function<Task<void>(EngineStore&)> opened;
   // Before each commit: a program's own writes flushed and their offsets put in the store's
   // meta, to become durable with the tasks they describe.
-  std::function<Task<void>(SqliteStore&)> committing;
+  std::function<Task<void>(EngineStore&)> committing;
   // Asked before each task leaves the scheduler. False: the task goes back to its place, and it
   // is asked about again when work in flight ends; when nothing is in flight, run() returns (a
   // page limit).
@@ -72,9 +73,12 @@ struct EngineHooks {
 };
 
 struct EngineOptions {
-  std::filesystem::path store = "engine.db";
+  // Where tasks, projects and counters are kept, and results unless `result_store` is given: a
+  // file, sqlite:///PATH or postgresql://... (engine_store.h).
+  std::string store = "engine.db";
+  std::string result_store;                  // results' own store; empty: `store`
   std::string store_label = "engine store";  // what errors call the store file
-  size_t store_cache_mib = 64;               // the store's page cache (SqliteStore::open)
+  size_t store_cache_mib = 64;               // an SQLite store's page cache (SqliteStore::open)
   bool fresh = false;                        // drop what the store and the export held
   std::filesystem::path jsonl;               // the results' export; empty for none
   size_t concurrency = 10;                   // fetches in flight
@@ -124,7 +128,8 @@ class Engine {
 
   // While run() runs (null before).
   Scheduler* scheduler() noexcept;
-  SqliteStore* store() noexcept;
+  EngineStore* store() noexcept;
+  EngineStore* result_store() noexcept;  // store() unless results have a store of their own
   const FetchStage* fetch_stage() const noexcept;
   Fetcher* fetcher() noexcept;
   std::vector<std::string> projects() const;  // the names of the projects added

@@ -40,14 +40,12 @@
 #include <vector>
 
 #include "squall/core/task.h"
-#include "squall/engine/project_store.h"
-#include "squall/engine/result_store.h"
-#include "squall/engine/task_store.h"
+#include "squall/engine/engine_store.h"
 #include "squall/net/postgres.h"
 
 namespace squall {
 
-class PgStore final : public TaskStore, public ProjectStore, public ResultStore {
+class PgStore final : public EngineStore {
  public:
   // Buffered task writes at which they are sent before commit().
   static constexpr size_t kFlushRows = 1000;
@@ -89,6 +87,14 @@ class PgStore final : public TaskStore, public ProjectStore, public ResultStore 
   Task<int64_t> count(std::string project) override;
   Task<std::optional<std::string>> meta(std::string key) override;
   Task<void> set_meta(std::string key, std::string value) override;
+
+  // EngineStore: tasks are browsed by taskid (their primary key), results in stored order.
+  std::string describe() const override;
+  Task<void> claim_project(std::string project) override;
+  Task<TaskPage> browse_tasks(std::string project, std::optional<TaskStatus> status,
+                              std::string url_contains, std::string after, size_t limit) override;
+  Task<ResultPage> browse_results(std::string project, std::string url_contains, std::string after,
+                                  size_t limit) override;
 
   // Task writes buffered and not yet sent.
   size_t buffered() const noexcept;

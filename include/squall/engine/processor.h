@@ -45,6 +45,8 @@ class Processor : public ProjectRuntime {
 
   // The task that starts a project: its on_start, once per run.
   static CrawlTask start_task(const std::string& project);
+  // The "on_finished" task the engine requests once the project has nothing left (pyspider's).
+  static CrawlTask finish_task(const std::string& project);
   // The task that carries a send_message to `to`.
   static CrawlTask message_task(const std::string& from, const std::string& to,
                                 const nlohmann::json& message);

@@ -10,6 +10,11 @@
 // in the store and committed with the results it holds. After a kill, open() cuts the file back
 // to the committed size, so the lines of results the store lost are gone too and no line is
 // written twice. A file this store has no record of writing is refused rather than overwritten.
+//
+// Results may go to a database of their own (`--resultdb`): then the export's size is kept in
+// the task store (`ledger`), which the engine commits after the results. A kill between the two
+// commits leaves results stored whose tasks run again: they are upserted once more, and the
+// export, cut back to the size the task store committed, gets their lines once.
 #pragma once
 
 #include <cstdio>
@@ -23,7 +28,9 @@ namespace squall {
 
 class ResultWorker {
  public:
-  explicit ResultWorker(ResultStore& store, std::filesystem::path jsonl = {});
+  // `ledger` keeps the export's size, committed with it; `store` itself when null.
+  explicit ResultWorker(ResultStore& store, std::filesystem::path jsonl = {},
+                        ResultStore* ledger = nullptr);
   ~ResultWorker();
   ResultWorker(const ResultWorker&) = delete;
   ResultWorker& operator=(const ResultWorker&) = delete;
@@ -41,6 +48,7 @@ class ResultWorker {
   std::string meta_key() const;
 
   ResultStore& store_;
+  ResultStore& ledger_;
   std::filesystem::path jsonl_;
   std::FILE* file_ = nullptr;
   uint64_t size_ = 0;

@@ -17,13 +17,11 @@
 #include <memory>
 #include <string>
 
-#include "squall/engine/project_store.h"
-#include "squall/engine/result_store.h"
-#include "squall/engine/task_store.h"
+#include "squall/engine/engine_store.h"
 
 namespace squall {
 
-class SqliteStore final : public TaskStore, public ProjectStore, public ResultStore {
+class SqliteStore final : public EngineStore {
  public:
   // `label` names the file in errors ("engine store crawl.db is in use by another process");
   // `cache_mib` is SQLite's page cache, which grows up to it as pages are read.
@@ -61,23 +59,13 @@ class SqliteStore final : public TaskStore, public ProjectStore, public ResultSt
   Task<std::optional<std::string>> meta(std::string key) override;
   Task<void> set_meta(std::string key, std::string value) override;
 
-  // Browsing (the control plane): a page at a time in the order rows were stored, after a
-  // cursor (0: from the start). A filter (a status; text the URL contains) never makes a page
-  // read more than kBrowseScan rows: a page may come short, with `next` set to go on from
-  // where it stopped. `next` is 0 once nothing is left.
-  static constexpr size_t kBrowseScan = 20'000;
-  struct TaskPage {
-    std::vector<CrawlTask> tasks;
-    int64_t next = 0;
-  };
+  // EngineStore
+  std::string describe() const override;
+  Task<void> claim_project(std::string project) override;
   Task<TaskPage> browse_tasks(std::string project, std::optional<TaskStatus> status,
-                              std::string url_contains, int64_t after, size_t limit);
-  struct ResultPage {
-    std::vector<TaskResult> results;
-    int64_t next = 0;
-  };
-  Task<ResultPage> browse_results(std::string project, std::string url_contains, int64_t after,
-                                  size_t limit);
+                              std::string url_contains, std::string after, size_t limit) override;
+  Task<ResultPage> browse_results(std::string project, std::string url_contains, std::string after,
+                                  size_t limit) override;
 
   const std::filesystem::path& path() const noexcept;
 

@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""The distributed suite's crawls: the engine split into processes over Redis and PostgreSQL.
+
+Starts, on free loopback ports, a redis-server (no persistence) and a scratch PostgreSQL 15
+cluster (Debian's, its defaults but for the port and socket directory; as root the cluster is the
+postgres user's, as initdb refuses root). The project is a pyspider script whose on_start asks for
+every page of a generated site and whose callback returns {url, length}: the same script runs
+  embedded    `squall run` in one process, its store an SQLite file
+  cluster     `squall scheduler`, one `squall fetcher`, `squall processor` and
+              `squall result-worker`, the task and result stores in PostgreSQL
+on the crawl suite's site (scripts/gensite.py, --site-pages pages, served by nginx), concurrency
+64, robots.txt ignored. Reported: pages/s of each (from the first process' start to the last
+one's exit), and for the cluster Redis' CPU per page (INFO's used_cpu_sys + used_cpu_user) and
+the Redis commands its clients sent per page (MONITOR, in a second, smaller run: commands run by
+Lua scripts are left out, so this counts round trips; each command is its own round trip here,
+nothing is pipelined but what a script does).
+
+Then scaling: a site whose every answer waits 20 ms (a small asyncio server of this script, on
+core 1), crawled by the cluster with 1, 2 and 4 fetcher processes of 4 fetches each (per host
+4): the site, not the CPU, is the limit, so N fetchers should reach about N times one.
+
+Run by scripts/bench.py (`make bench SUITE=distributed`) as
+    python3 bench/distributed_cluster_bench.py --build build/release [--site-pages N]
+"""
+import argparse
+import asyncio
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.dont_write_bytecode = True
+import crawl_bench  # noqa: E402
+from peerlib import BenchError, free_port, stop, wait_for_port  # noqa: E402
+
+PG_BIN = "/usr/lib/postgresql/15/bin"
+
+PROJECT = """
+from pyspider.libs.base_handler import *
+
+
+class Handler(BaseHandler):
+    def on_start(self):
+        for i in range({pages}):
+            self.crawl("{base}p/%d.html" % i, callback=self.page, retries=0)
+
+    def page(self, response):
+        return {{"url": response.url, "length": len(response.content)}}
+"""
+
+
+def log(message):
+    print(f"distributed bench: {message}", file=sys.stderr, flush=True)
+
+
+class Redis:
+    def __init__(self, work):
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", work], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_for_port(self.port, self.process, "redis-server")
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def cli(self, *args):
+        return subprocess.run(["redis-cli", "-p", str(self.port)] + list(args), check=True,
+                              stdout=subprocess.PIPE, text=True).stdout
+
+    def cpu(self):
+        info = dict(line.split(":", 1) for line in self.cli("INFO", "cpu").splitlines()
+                    if ":" in line)
+        return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+
+
+class Postgres:
+    def __init__(self, work):
+        self.dir = tempfile.mkdtemp(prefix="pg-", dir=work)
+        self.owner = []
+        if os.geteuid() == 0:
+            pw = pwd.getpwnam("postgres")
+            os.chown(self.dir, pw.pw_uid, pw.pw_gid)
+            self.owner = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}",
+                          "--clear-groups"]
+        data = os.path.join(self.dir, "data")
+        subprocess.run(self.owner + [os.path.join(PG_BIN, "initdb"), "-D", data, "-U", "bench",
+                                     "--auth=trust"], check=True, stdout=subprocess.DEVNULL)
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            self.owner + [os.path.join(PG_BIN, "postgres"), "-D", data, "-p", str(self.port),
+                          "-k", self.dir, "-c", "listen_addresses=127.0.0.1"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_for_port(self.port, self.process, "postgres")
+        self.url = f"postgresql://bench@127.0.0.1:{self.port}/postgres"
+
+
+def timed(argvs, work, limit=900):
+    """Starts every argv at once; waits for all. (seconds, [processes])."""
+    start = time.monotonic()
+    procs = []
+    for i, argv in enumerate(argvs):
+        err = open(os.path.join(work, f"p{i}.stderr"), "w")
+        procs.append((subprocess.Popen(argv, cwd=work, stdout=subprocess.DEVNULL, stderr=err,
+                                       start_new_session=True), err))
+    deadline = start + limit
+    for p, err in procs:
+        try:
+            p.wait(timeout=max(1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for q, _ in procs:
+                stop(q)
+            raise BenchError(f"{' '.join(argvs[0][:3])}... did not end in {limit} s")
+        finally:
+            err.close()
+    seconds = time.monotonic() - start
+    for i, (p, _) in enumerate(procs):
+        if p.returncode != 0:
+            with open(os.path.join(work, f"p{i}.stderr")) as f:
+                raise BenchError(f"{' '.join(argvs[i][:3])} exited {p.returncode}: {f.read()[-2000:]}")
+    return seconds
+
+
+def cluster_argvs(squall, redis, pg, ns, fetchers, concurrency, per_host):
+    common = ["--redis", redis.url, "--namespace", ns]
+    argvs = [[squall, "scheduler", "project.py", "--taskdb", pg.url, "--fresh"] + common]
+    for _ in range(fetchers):
+        argvs.append([squall, "fetcher", "-c", str(concurrency), "--per-host", str(per_host),
+                      "--ignore-robots"] + common)
+    argvs.append([squall, "processor", "project.py"] + common)
+    argvs.append([squall, "result-worker", "--taskdb", pg.url] + common)
+    return argvs
+
+
+def count_commands(redis, run):
+    """Runs `run` under MONITOR: the commands clients sent (Lua's own left out)."""
+    monitor = subprocess.Popen(["redis-cli", "-p", str(redis.port), "MONITOR"],
+                               stdout=subprocess.PIPE, text=True)
+    counted = [0]
+
+    def read():
+        for line in monitor.stdout:
+            if '"' in line and "[" in line and " lua]" not in line:
+                counted[0] += 1
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    time.sleep(0.3)
+    try:
+        run()
+    finally:
+        time.sleep(0.3)
+        monitor.terminate()
+        reader.join(5)
+    return counted[0]
+
+
+def crawl_part(squall, work, pages):
+    base, nginx, _ = crawl_bench.serve_site(work, pages)
+    redis = pg = None
+    try:
+        redis = Redis(work)
+        pg = Postgres(work)
+        with open(os.path.join(work, "project.py"), "w") as f:
+            f.write(PROJECT.format(base=base, pages=pages))
+        log(f"embedded: squall run over {pages} pages")
+        embedded = timed([[squall, "run", "project.py", "--concurrency", "64", "--per-host", "64",
+                           "--ignore-robots", "-q"]], work)
+        log(f"embedded: {pages / embedded:.1f} pages/s")
+        log("cluster: scheduler, 1 fetcher, processor, result worker")
+        cpu = redis.cpu()
+        cluster = timed(cluster_argvs(squall, redis, pg, "one", 1, 64, 64), work)
+        redis_cpu = redis.cpu() - cpu
+        log(f"cluster: {pages / cluster:.1f} pages/s, Redis CPU {redis_cpu * 1e6 / pages:.1f} us/page")
+        small = min(pages, 1000)
+        with open(os.path.join(work, "project.py"), "w") as f:
+            f.write(PROJECT.format(base=base, pages=small))
+        commands = count_commands(redis, lambda: timed(
+            cluster_argvs(squall, redis, pg, "count", 1, 64, 64), work))
+        log(f"cluster: {commands / small:.2f} Redis commands per page ({commands} for {small})")
+        return [
+            {"case": f"pyspider project, {pages}-page site: embedded vs 1 fetcher over Redis "
+                     "and PostgreSQL", "unit": "pages/s", "higher_is_better": True,
+             "values": {"squall": round(pages / cluster, 1),
+                        "embedded": round(pages / embedded, 1)}},
+            {"case": "cluster: Redis CPU per page", "unit": "us/page", "higher_is_better": False,
+             "values": {"squall": round(redis_cpu * 1e6 / pages, 1)}},
+            {"case": "cluster: Redis commands (round trips) per page", "unit": "commands/page",
+             "higher_is_better": False, "values": {"squall": round(commands / small, 2)}},
+        ]
+    finally:
+        for p in (redis, pg):
+            if p is not None:
+                stop(p.process)
+        stop(nginx)
+
+
+async def slow_site(port, delay):
+    """An HTTP/1.1 server answering every GET after `delay` seconds, keep-alive."""
+    async def serve(reader, writer):
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                path = head.split(b" ", 2)[1].decode()
+                await asyncio.sleep(delay)
+                body = f"<title>{path}</title>".encode()
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: "
+                             + str(len(body)).encode() + b"\r\n\r\n" + body)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, IndexError):
+            writer.close()
+    server = await asyncio.start_server(serve, "127.0.0.1", port, backlog=1024)
+    async with server:
+        await server.serve_forever()
+
+
+def scaling_part(squall, work, pages):
+    port = free_port()
+    site = subprocess.Popen(["taskset", "-c", "1", sys.executable, "-c",
+                             "import asyncio, sys; sys.path.insert(0, %r); "
+                             "import distributed_cluster_bench as b; "
+                             "asyncio.run(b.slow_site(%d, 0.02))" % (os.path.dirname(
+                                 os.path.abspath(__file__)), port)],
+                            start_new_session=True)
+    redis = pg = None
+    try:
+        wait_for_port(port, site, "the slow site")
+        redis = Redis(work)
+        pg = Postgres(work)
+        with open(os.path.join(work, "project.py"), "w") as f:
+            f.write(PROJECT.format(base=f"http://127.0.0.1:{port}/", pages=pages))
+        rates = {}
+        for n in (1, 2, 4):
+            seconds = timed(cluster_argvs(squall, redis, pg, f"scale{n}", n, 4, 4), work)
+            rates[n] = pages / seconds
+            log(f"scaling: {n} fetcher(s) of 4: {rates[n]:.1f} pages/s "
+                f"({rates[n] / rates[1]:.2f}x one)")
+        return [{"case": f"cluster, site answering in 20 ms, {pages} pages: {n} fetcher "
+                         "processes of 4 fetches against 1", "unit": "pages/s",
+                 "higher_is_better": True,
+                 "values": {"squall": round(rates[n], 1), "1 fetcher": round(rates[1], 1)}}
+                for n in (1, 2, 4)]
+    finally:
+        for p in (redis, pg):
+            if p is not None:
+                stop(p.process)
+        stop(site)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build/release", help="the release build tree")
+    ap.add_argument("--site-pages", type=int, default=5000)
+    ap.add_argument("--scaling-pages", type=int, default=1500)
+    ap.add_argument("--only", default="crawl,scaling")
+    args = ap.parse_args()
+    squall = os.path.abspath(os.path.join(args.build, "squall"))
+    if not os.path.exists(squall):
+        sys.exit(f"distributed bench: {squall} is missing; build the squall_command target")
+    parts = set(args.only.split(","))
+    cases = []
+    work = tempfile.mkdtemp(prefix="squall-cluster-bench-", dir=crawl_bench.scratch_dir())
+    try:
+        if os.geteuid() == 0:
+            os.chmod(work, 0o755)
+        if "crawl" in parts:
+            cases += crawl_part(squall, work, args.site_pages)
+        if "scaling" in parts:
+            cases += scaling_part(squall, work, args.scaling_pages)
+    except BenchError as e:
+        sys.exit(f"distributed bench: {e}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(json.dumps(cases, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+// `squall scheduler`, `squall fetcher`, `squall processor`, `squall result-worker`: one of the
+// engine's components as a process (engine/cluster.h), joined to the others through Redis.
+//
+// Exit status: 0 the crawl is done (or, for the scheduler, it finished it), 130 Ctrl-C or
+// SIGTERM, 2 a usage error (a bad flag, URL or store location; a script that does not load), 1
+// it could not run (Redis or the store unreachable, a component that failed).
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+
+namespace squall::cli {
+
+struct ComponentCommand {
+  std::string role;    // "scheduler", "fetcher", "processor" or "result-worker"
+  std::string script;  // the project (scheduler, processor)
+  std::string redis = "redis://127.0.0.1:6379/0";
+  std::string ns = "squall";
+  std::string taskdb;
+  std::string resultdb;
+  std::string results;  // the result worker's JSON lines export
+  bool fresh = false;
+  size_t concurrency = 10;
+  size_t per_host = 2;
+  std::string user_agent = "squall-crawler/1.0";
+  bool ignore_robots = false;
+  double lease = 30;          // seconds
+  bool keep_running = false;  // not leaving when the crawl is done
+};
+
+int run_component(const ComponentCommand& command, std::ostream& err);
+
+}  // namespace squall::cli

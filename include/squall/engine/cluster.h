@@ -1,0 +1,102 @@
+// Cluster: the engine's components as processes of their own, joined by Redis streams and a
+// shared store: `squall scheduler`, `squall fetcher`, `squall processor`, `squall result-worker`.
+//
+//   ClusterOptions o;
+//   o.redis = "redis://10.0.0.5:6379/0";
+//   o.taskdb = "postgresql://crawler@10.0.0.6/crawl";
+//   Event stop;
+//   co_await run_fetcher(o, stop);                       // on as many machines as wanted
+//
+// The pieces are the embedded engine's (engine.h): the Scheduler over the store, a FetchStage
+// with its Fetcher, the projects' runtimes, a ResultWorker; what changes is what joins them. Each
+// hop is a StreamQueue (stream_queue.h) under the namespace's keys (cluster_keys.h), carrying
+// EngineMessage bytes (engine_message.h):
+//
+//   scheduler ──fetch──► fetcher × N ──process──► processor × N ──outcome──► scheduler
+//                                                               └──result───► result worker × N
+//
+// Delivery is at-least-once and every effect is idempotent, so nothing asked for is lost and
+// nothing is stored twice:
+// - A component acknowledges what it took only once the next stage holds it: the fetcher after
+//   its page is pushed to the processors, the processor after its outcome and result are
+//   pushed, the scheduler after the outcomes are committed to the task store, the result worker
+//   after the results are committed to the result store. A component killed at any moment
+//   leaves its entries pending; after the lease (30 s) another component of its kind takes
+//   them again. A fetcher renews the leases of the fetches it still runs.
+// - The scheduler applies an outcome only with the token it dispatched (scheduler.h), so an
+//   outcome delivered twice, or one of a task dispatched by a scheduler since restarted, changes
+//   nothing; a restarted scheduler dispatches again what its store holds as active. A result is
+//   upserted by taskid. Re-fetches are bounded by what was in flight.
+// - Backpressure: the scheduler dispatches only while the fetch stream's room (entries not yet
+//   taken, against `queue_bound`) allows; fetchers take only what their free slots hold.
+//
+// Ends: the scheduler runs on_start (once per start, as the embedded engine does) and, once no
+// project has anything left, on_finished; then it marks the crawl done ("squall:NS:done") and,
+// with exit_when_done, returns. The other components return, with exit_when_done, once the crawl
+// is marked done and their input stream has nothing left for them; a new scheduler's start clears
+// the mark. `stop` set ends any of them within a second: a fetcher drops what it fetches (its
+// entries come back to the others after the lease).
+//
+// One scheduler runs a project at a time (the store's claim_project); a second one waits for
+// the first's claim to go. The projects' @every jobs run only in the embedded engine for now.
+// A task whose host is unavailable (its robots.txt could not be fetched) fails its try here,
+// where the embedded engine parks it untried.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "squall/core/event.h"
+#include "squall/core/task.h"
+#include "squall/core/time.h"
+#include "squall/engine/fetch_stage.h"
+#include "squall/engine/fetcher.h"
+#include "squall/engine/project_runtime.h"
+#include "squall/engine/scheduler.h"
+
+namespace squall {
+
+struct ClusterOptions {
+  std::string redis = "redis://127.0.0.1:6379/0";
+  std::string ns = "squall";  // keys under "squall:<ns>:"
+  // The scheduler's task store, and the result worker's results unless `resultdb` is given
+  // (engine_store.h locations; a postgresql:// one to share across machines).
+  std::string taskdb;
+  std::string resultdb;
+  std::filesystem::path jsonl;  // the result worker's export of the results it stores
+  bool fresh = false;           // the scheduler starts its store over (the results in it too)
+  size_t concurrency = 10;      // a fetcher's fetches in flight
+  size_t batch = 64;            // entries taken from a stream at once
+  uint64_t queue_bound = 100;   // the fetch stream's room: dispatched and not yet taken
+  Duration lease = std::chrono::seconds(30);
+  int max_deliveries = 5;
+  bool exit_when_done = true;
+  SchedulerOptions scheduler;
+  FetcherOptions fetcher;
+  FetchStageOptions hosts;  // its capacity is twice the concurrency
+  // This process' consumer name in the streams' groups ("<host>:<pid>" when empty).
+  std::string consumer;
+};
+
+// What a component did, when it returns.
+struct ComponentSummary {
+  uint64_t handled = 0;  // dispatches, pages fetched, pages processed or results stored
+  bool stopped = false;  // `stop` ended it
+};
+
+// Each runs until done (above) or `stop`. They throw what the store and Redis throw when they
+// cannot be reached at start (InvalidArgumentError for a bad location or URL); later failures of
+// Redis are retried by its client and logged.
+[[nodiscard]] Task<ComponentSummary> run_scheduler(ClusterOptions options,
+                                                   std::vector<ProjectRuntime*> projects,
+                                                   Event& stop);
+[[nodiscard]] Task<ComponentSummary> run_fetcher(ClusterOptions options, Event& stop);
+[[nodiscard]] Task<ComponentSummary> run_processor(ClusterOptions options,
+                                                   std::vector<ProjectRuntime*> projects,
+                                                   Event& stop);
+[[nodiscard]] Task<ComponentSummary> run_result_worker(ClusterOptions options, Event& stop);
+
+}  // namespace squall

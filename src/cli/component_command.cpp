@@ -1,0 +1,88 @@
+// One engine component as a process: its flags, the project's runtime, signals, a last line.
+#include "squall/cli/component_command.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <memory>
+
+#include "squall/cli/signal_watch.h"
+#include "squall/core.h"
+#include "squall/core/event.h"
+#include "squall/engine/cluster.h"
+#include "squall/script/python_runtime.h"
+
+namespace squall::cli {
+
+namespace {
+
+enum Status : int { kDone = 0, kCouldNotRun = 1, kUsage = 2, kInterrupted = 130 };
+
+}  // namespace
+
+int run_component(const ComponentCommand& c, std::ostream& err) {
+  const std::string name = "squall " + c.role;
+  bool needs_script = c.role == "scheduler" || c.role == "processor";
+  if (needs_script && c.script.empty()) {
+    err << name << ": give the project script (squall " << c.role << " PROJECT.py)\n";
+    return kUsage;
+  }
+  if (c.concurrency == 0 || c.per_host == 0 || !(c.lease >= 0.01 && c.lease < 1e6)) {
+    err << name << ": --concurrency and --per-host must be at least 1, --lease 0.01 s or more\n";
+    return kUsage;
+  }
+  ClusterOptions o;
+  o.redis = c.redis;
+  o.ns = c.ns;
+  o.taskdb = c.taskdb;
+  o.resultdb = c.resultdb;
+  o.jsonl = c.results;
+  o.fresh = c.fresh;
+  o.concurrency = c.concurrency;
+  o.fetcher.user_agent = c.user_agent;
+  o.hosts.per_host = c.per_host;
+  o.hosts.obey_robots = !c.ignore_robots;
+  o.lease = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(c.lease));
+  o.exit_when_done = !c.keep_running;
+
+  Loop loop;
+  std::unique_ptr<PythonRuntime> runtime;
+  if (needs_script) {
+    try {
+      runtime = PythonRuntime::load({.script = c.script});
+    } catch (const Error& e) {
+      err << name << ": " << e.what() << (std::string_view(e.what()).ends_with("\n") ? "" : "\n");
+      return kUsage;
+    }
+  }
+  Event stop;
+  int signal_seen = 0;
+  SignalWatch signals(loop, [&](int sig) {
+    if (signal_seen) std::_Exit(128 + sig);
+    signal_seen = sig;
+    stop.set();
+  });
+  std::vector<ProjectRuntime*> projects;
+  if (runtime) projects.push_back(runtime.get());
+  ComponentSummary summary;
+  try {
+    summary = run_sync([&]() -> Task<ComponentSummary> {
+      if (c.role == "scheduler") co_return co_await run_scheduler(o, projects, stop);
+      if (c.role == "fetcher") co_return co_await run_fetcher(o, stop);
+      if (c.role == "processor") co_return co_await run_processor(o, projects, stop);
+      co_return co_await run_result_worker(o, stop);
+    }());
+  } catch (const std::exception& e) {
+    err << name << ": " << e.what() << "\n";
+    return dynamic_cast<const InvalidArgumentError*>(&e) ? kUsage : kCouldNotRun;
+  }
+  err << name << ": " << (summary.stopped ? "stopped" : "done") << " after " << summary.handled
+      << (c.role == "scheduler"   ? " dispatches"
+          : c.role == "fetcher"   ? " pages fetched"
+          : c.role == "processor" ? " pages processed"
+                                  : " results stored")
+      << "\n";
+  return summary.stopped ? kInterrupted : kDone;
+}
+
+}  // namespace squall::cli

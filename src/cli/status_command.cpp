@@ -1,0 +1,213 @@
+// `squall status`: reads the component registry and the streams' depth, prints tables or JSON.
+#include "squall/cli/status_command.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "squall/core/spawn.h"
+#include "squall/engine/cluster_keys.h"
+#include "squall/engine/component_registry.h"
+#include "squall/engine/stream_queue.h"
+#include "squall/net/redis.h"
+
+namespace squall::cli {
+
+namespace {
+
+struct StreamRow {
+  const EngineStream* stream;
+  std::string key;
+  StreamDepth depth;
+};
+
+struct Status {
+  std::vector<ComponentStatus> components;
+  std::vector<StreamRow> streams;
+};
+
+Task<Status> read_status(RedisClient& redis, const std::string& ns) {
+  Status status;
+  ComponentRegistryOptions o;
+  o.ns = ns;
+  ComponentRegistry registry(redis, o);
+  status.components = co_await registry.components();
+  for (const EngineStream& s : engine_streams) {
+    StreamRow row{&s, cluster_key(ns, s.name), {}};
+    row.depth = co_await stream_depth(redis, row.key, std::string(s.group));
+    status.streams.push_back(std::move(row));
+  }
+  co_return status;
+}
+
+double seconds(Duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// "0.4s", "12s", "3m05s", "2h07m".
+std::string age_text(Duration d) {
+  double s = seconds(d);
+  char text[32];
+  if (s < 10) {
+    std::snprintf(text, sizeof text, "%.1fs", s);
+  } else if (s < 60) {
+    std::snprintf(text, sizeof text, "%.0fs", std::floor(s));
+  } else if (s < 3600) {
+    auto whole = static_cast<long long>(s);
+    std::snprintf(text, sizeof text, "%lldm%02llds", whole / 60, whole % 60);
+  } else {
+    auto minutes = static_cast<long long>(s / 60);
+    std::snprintf(text, sizeof text, "%lldh%02lldm", minutes / 60, minutes % 60);
+  }
+  return text;
+}
+
+// Rows of cells printed as columns two spaces apart; numbers (`right` columns) aligned right.
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                 const std::vector<bool>& right) {
+  std::vector<size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i > 0) line += "  ";
+      std::string pad(width[i] - row[i].size(), ' ');
+      line += right[i] ? pad + row[i] : row[i] + (i + 1 < row.size() ? pad : "");
+    }
+    out << line << "\n";
+  }
+}
+
+void print_tables(std::ostream& out, const StatusCommand& c, const std::string& peer,
+                  const Status& status) {
+  out << "Redis " << peer << ", namespace \"" << c.ns << "\"\n\n";
+  size_t live = 0;
+  for (const auto& comp : status.components) live += comp.dead ? 0 : 1;
+  out << "Components: " << live << " live, " << status.components.size() - live << " dead\n";
+  if (status.components.empty()) {
+    out << "  none has registered in this namespace (components join when they start: squall "
+           "scheduler, fetcher, processor, result-worker)\n";
+  } else {
+    std::vector<std::vector<std::string>> rows = {
+        {"ROLE", "HOST", "PID", "STATE", "HEARTBEAT", "PAGES", "LAG", "UP"}};
+    // UP: since it joined, by this machine's clock.
+    double now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    for (const auto& comp : status.components) {
+      std::chrono::duration<double> up(now - comp.started);
+      rows.push_back({comp.role, comp.host, std::to_string(comp.pid), comp.dead ? "dead" : "live",
+                      age_text(comp.age) + " ago", std::to_string(comp.report.pages),
+                      std::to_string(comp.report.lag),
+                      up.count() > 0 ? age_text(std::chrono::duration_cast<Duration>(up)) : "-"});
+    }
+    print_table(out, rows, {false, false, true, false, true, true, true, true});
+  }
+  out << "\nStreams\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"STREAM", "FROM", "TO", "LENGTH", "PENDING", "LAG", "DEAD", "CONSUMERS"}};
+  for (const auto& s : status.streams) {
+    rows.push_back({s.key, std::string(s.stream->from), std::string(s.stream->to),
+                    std::to_string(s.depth.length), std::to_string(s.depth.pending),
+                    std::to_string(s.depth.lag), std::to_string(s.depth.dead),
+                    std::to_string(s.depth.consumers)});
+  }
+  print_table(out, rows, {false, false, false, true, true, true, true, true});
+}
+
+void print_json(std::ostream& out, const StatusCommand& c, const std::string& peer,
+                const Status& status) {
+  nlohmann::ordered_json j;
+  j["redis"] = peer;
+  j["namespace"] = c.ns;
+  j["components"] = nlohmann::ordered_json::array();
+  for (const auto& comp : status.components) {
+    nlohmann::ordered_json e;
+    e["id"] = comp.id;
+    e["role"] = comp.role;
+    e["host"] = comp.host;
+    e["pid"] = comp.pid;
+    e["state"] = comp.dead ? "dead" : "live";
+    e["heartbeat_age"] = seconds(comp.age);
+    e["lease"] = seconds(comp.lease);
+    e["started"] = comp.started;
+    e["pages"] = comp.report.pages;
+    e["lag"] = comp.report.lag;
+    j["components"].push_back(std::move(e));
+  }
+  j["streams"] = nlohmann::ordered_json::array();
+  for (const auto& s : status.streams) {
+    nlohmann::ordered_json e;
+    e["name"] = s.stream->name;
+    e["key"] = s.key;
+    e["group"] = s.stream->group;
+    e["from"] = s.stream->from;
+    e["to"] = s.stream->to;
+    e["length"] = s.depth.length;
+    e["pending"] = s.depth.pending;
+    e["lag"] = s.depth.lag;
+    e["dead"] = s.depth.dead;
+    e["consumers"] = s.depth.consumers;
+    j["streams"].push_back(std::move(e));
+  }
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace
+
+int run_status(const StatusCommand& c, std::ostream& out, std::ostream& err) {
+  if (c.redis.empty()) {
+    err << "squall status: give --redis redis://HOST:PORT/DB, the Redis the components use\n";
+    return 2;
+  }
+  RedisOptions options;
+  try {
+    options = parse_redis_url(c.redis);
+  } catch (const InvalidArgumentError& e) {
+    err << "squall status: " << e.what()
+        << " (--redis takes redis://[[user]:password@]host[:port][/db])\n";
+    return 2;
+  }
+  try {
+    cluster_prefix(c.ns);
+  } catch (const InvalidArgumentError& e) {
+    err << "squall status: --namespace: " << e.what() << "\n";
+    return 2;
+  }
+  auto limit = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(c.timeout));
+  options.connect_timeout = limit;
+  options.command_timeout = limit;
+  options.connect_attempts = 2;
+  options.client_name = "squall-status";
+  std::string peer = options.host + ":" + std::to_string(options.port);
+  Status status;
+  try {
+    status = run_sync([&]() -> Task<Status> {
+      RedisClient redis(options);
+      Status s = co_await read_status(redis, c.ns);
+      redis.close();
+      co_return s;
+    }());
+  } catch (const RedisError& e) {
+    err << "squall status: Redis at " << peer << " refused: " << e.what()
+        << " (check the password and db in --redis)\n";
+    return 1;
+  } catch (const std::exception& e) {
+    err << "squall status: cannot read the cluster from Redis at " << peer << ": " << e.what()
+        << " (is redis-server running there? check the host and port in --redis)\n";
+    return 1;
+  }
+  if (c.json) {
+    print_json(out, c, peer, status);
+  } else {
+    print_tables(out, c, peer, status);
+  }
+  return 0;
+}
+
+}  // namespace squall::cli
