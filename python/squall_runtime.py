@@ -3,7 +3,7 @@
 squall's PythonRuntime (include/squall/script/python_runtime.h) calls, on its Python thread:
     runner, error = start(project, path, debugger)    # error: the load failure's text
     runner.info()                                     # JSON: retry_delay, cron jobs, crawl_config
-    runner.process(task_json, fetch_json, content)    # JSON: the callback's output
+    runner.process(task, fetch, content)              # a dict: the callback's output
 Nothing here touches the engine: it gets a task dict and a fetch result, and gives back the
 follows, messages, result, logs and exception of the callback, as pyspider's processor does.
 """
@@ -157,9 +157,10 @@ class Runner:
             "callbacks": _callbacks(type(h)),
         })
 
-    def process(self, task_json, fetch_json, content):
-        task = json.loads(task_json)
-        fetch = json.loads(fetch_json)
+    def process(self, task, fetch, content):
+        """The output of `task`'s callback on its fetch result (dicts as json.loads gives them;
+        content: bytes): {ok, exception, time, logs, follows, messages[, result]}, which squall
+        reads as json.dumps(output, default=str) would write it."""
         response = Response(
             status_code=fetch.get("status_code", 599), url=fetch.get("url") or task["url"],
             orig_url=fetch.get("orig_url") or task["url"], headers=fetch.get("headers"),
@@ -198,10 +199,4 @@ class Runner:
         if exception is None and h._results:
             out["result"] = h._results[-1]
         h._reset(None, None)
-        try:
-            return json.dumps(out, default=str)
-        except (TypeError, ValueError) as e:
-            out.pop("result", None)
-            out["ok"] = False
-            out["exception"] = "the callback's result is not JSON: %s" % e
-            return json.dumps(out, default=str)
+        return out

@@ -10,6 +10,7 @@
 
 #include "squall/core/error.h"
 #include "squall/core/event.h"
+#include "squall/core/lock.h"
 #include "squall/core/log.h"
 #include "squall/core/queue.h"
 #include "squall/core/sleep.h"
@@ -38,6 +39,7 @@ struct Engine::State {
   std::unique_ptr<Fetcher> fetcher;
   std::unique_ptr<FetchStage> stage;
   std::unique_ptr<Queue<FetchedTask>> process_queue;
+  Lock apply_lock;             // held by the processing worker that applies an output
   Event wake;                  // something changed that the dispatcher may act on
   Event finished;              // run() may return
   std::exception_ptr failure;  // what ended a component, if one failed
@@ -147,12 +149,16 @@ struct Engine::State {
     wake.set();
   }
 
+  // One of the processing workers (as many as a runtime's processing_slots()): they await
+  // process() side by side, and apply what it gave one at a time.
   Task<void> process_worker() {
     for (;;) {
       FetchedTask f = co_await process_queue->get();
       auto it = projects.find(f.dispatch.task.project);
       ProcessOutput out = co_await it->second.runtime->process(f.dispatch, std::move(f.result));
-      // The follows, the outcome and the result are applied with no commit between them.
+      // The follows, the outcome and the result are applied with no commit between them, and
+      // no other worker's writes either.
+      Lock::Guard applying = co_await apply_lock.guard();
       co_await request(std::move(out.follows));
       bool ok = out.status.ok;
       bool applied = co_await scheduler->outcome(std::move(out.status));
@@ -363,7 +369,10 @@ Task<EngineSummary> Engine::run() {
   std::vector<TaskHandle<void>> workers;
   for (size_t i = 0; i < std::max<size_t>(1, s.options.concurrency); ++i)
     workers.push_back(spawn(s.guarded(s.stage->worker())));
-  workers.push_back(spawn(s.guarded(s.process_worker())));
+  size_t processing = 1;
+  for (auto& [name, p] : s.projects)
+    processing = std::max(processing, p.runtime->processing_slots());
+  for (size_t i = 0; i < processing; ++i) workers.push_back(spawn(s.guarded(s.process_worker())));
   workers.push_back(spawn(s.guarded(s.committer())));
   workers.push_back(spawn(s.guarded(s.cron())));
   workers.push_back(spawn(s.guarded(s.dispatcher())));

@@ -8,6 +8,7 @@
 #include "squall/crawl/sniff.h"
 #include "squall/http/cookies.h"
 #include "squall/http/http_date.h"
+#include "squall/url/base64.h"
 
 namespace squall {
 
@@ -168,8 +169,15 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
       cookie_header += name + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
     }
   if (!cookie_header.empty()) req.headers.add("Cookie", cookie_header);
+  std::optional<std::string> body;
   if (auto d = f.find("data"); d != f.end() && !d->is_null()) {
-    req.body = d->is_string() ? d->get<std::string>() : d->dump();
+    body = d->is_string() ? d->get<std::string>() : d->dump();
+  } else if (auto b = f.find("data_base64"); b != f.end() && b->is_string()) {
+    body = forgiving_base64_decode(b->get_ref<const std::string&>());
+    if (!body) co_return failed(task, 599, "the task's data_base64 is not base64");
+  }
+  if (body) {
+    req.body = std::move(*body);
     if (!req.headers.contains("Content-Type"))
       req.headers.set("Content-Type", "application/x-www-form-urlencoded");
   }

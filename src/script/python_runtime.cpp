@@ -16,6 +16,7 @@
 #include <mutex>
 #include <thread>
 
+#include "python_json.h"
 #include "squall/core/error.h"
 #include "squall/core/event.h"
 #include "squall/core/loop.h"
@@ -23,8 +24,11 @@
 #include "squall/engine/processor.h"
 #include "squall/url/url.h"
 
-#if !defined(SQUALL_PYTHON_DIR) || !defined(SQUALL_PYTHON_HOME)
-#error "SQUALL_PYTHON_DIR names squall's pyspider package, SQUALL_PYTHON_HOME libpython's prefix"
+#if !defined(SQUALL_PYTHON_DIR) || !defined(SQUALL_PYTHON_INSTALL_DIR) || \
+    !defined(SQUALL_PYTHON_HOME)
+#error \
+    "SQUALL_PYTHON_DIR names squall's pyspider package in the source tree, \
+SQUALL_PYTHON_INSTALL_DIR where it is installed under the prefix, SQUALL_PYTHON_HOME libpython's prefix"
 #endif
 
 namespace squall {
@@ -34,7 +38,6 @@ using nlohmann::json;
 namespace {
 
 constexpr size_t kMaxTrackLogBytes = 10000;
-constexpr json::error_handler_t kReplace = json::error_handler_t::replace;
 
 std::atomic<bool> loaded_once{false};
 
@@ -46,10 +49,6 @@ int interrupt_signal() {
 
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string dumped(const json& j) {
-  return j.dump(-1, ' ', false, kReplace);
 }
 
 // The pending Python exception as its traceback's text (the exception is cleared).
@@ -99,6 +98,22 @@ std::string tail(const std::string& text, size_t limit) {
   size_t from = text.size() - limit;
   if (size_t nl = text.find('\n', from); nl != std::string::npos) from = nl + 1;
   return text.substr(from);
+}
+
+// Where squall's pyspider package is: $SQUALL_PYTHON_PATH when set; else where `cmake --install`
+// puts it beside the executable (PREFIX/share/squall/python for PREFIX/bin/squall), so an
+// installed squall moved elsewhere still finds its own; else the source tree it was built from
+// (a build-tree run).
+std::string python_package_dir() {
+  if (const char* env = std::getenv("SQUALL_PYTHON_PATH"); env && *env) return env;
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::filesystem::path installed = exe.parent_path().parent_path() / SQUALL_PYTHON_INSTALL_DIR;
+    if (std::filesystem::is_regular_file(installed / "squall_runtime.py", ec))
+      return installed.string();
+  }
+  return SQUALL_PYTHON_DIR;
 }
 
 Duration seconds(double s) {
@@ -154,7 +169,8 @@ struct PythonRuntime::Impl {
   std::string start_interpreter();
   void serve();
   void run(PythonJob& job);
-  ProcessOutput output_of(const PythonJob& job, const std::string& answer, bool answered) const;
+  ProcessOutput output_of(const PythonJob& job, const nlohmann::json& reply,
+                          const std::string& error) const;
 
   // Asks the interpreter to raise ProcessTimeLimit in job `id` if it still runs it: a signal
   // to its thread (pthread_kill neither waits nor needs the GIL), whose Python handler asks
@@ -254,8 +270,7 @@ std::string PythonRuntime::Impl::start_interpreter() {
   if (PyStatus_Exception(status))
     return std::string("Python did not start: ") + (status.err_msg ? status.err_msg : "?");
 
-  const char* env = std::getenv("SQUALL_PYTHON_PATH");
-  std::string package_dir = env && *env ? env : SQUALL_PYTHON_DIR;
+  std::string package_dir = python_package_dir();
   std::filesystem::path script = std::filesystem::absolute(options.script);
   // squall's package first (it is what `pyspider` means), the script's folder last, so that a
   // script named like a module it uses (pyquery.py) does not hide that module.
@@ -340,35 +355,58 @@ void PythonRuntime::Impl::run(PythonJob& job) {
                 {"time", f.time},
                 {"save", f.save},
                 {"error", f.error.empty() ? json() : json(f.error)}};
-  std::string task_text = dumped(task.to_json());
-  std::string fetch_text = dumped(fetch);
-  PyObject* answer = PyObject_CallMethod(
-      runner, "process", "s#s#y#", task_text.data(), static_cast<Py_ssize_t>(task_text.size()),
-      fetch_text.data(), static_cast<Py_ssize_t>(fetch_text.size()), f.content.data(),
-      static_cast<Py_ssize_t>(f.content.size()));
-  if (answer) {
-    std::string text = python_text(answer);
-    Py_DECREF(answer);
-    job.output = output_of(job, text, true);
-  } else {
-    job.output = output_of(job, python_error(), false);
+  PyObject* task_object = detail::python_from_json(task.to_json());
+  PyObject* fetch_object = task_object ? detail::python_from_json(fetch) : nullptr;
+  PyObject* content =
+      fetch_object
+          ? PyBytes_FromStringAndSize(f.content.data(), static_cast<Py_ssize_t>(f.content.size()))
+          : nullptr;
+  PyObject* answer =
+      content ? PyObject_CallMethod(runner, "process", "OOO", task_object, fetch_object, content)
+              : nullptr;
+  Py_XDECREF(task_object);
+  Py_XDECREF(fetch_object);
+  Py_XDECREF(content);
+  if (!answer) {
+    job.output = output_of(job, json(), python_error());
+    return;
   }
+  json reply = json::object();
+  std::string error;
+  if (!PyDict_Check(answer)) {
+    error = "squall's Python runtime gave an answer that is not a dict";
+  } else {
+    try {
+      for (const char* key : {"ok", "exception", "time", "logs", "follows", "messages"})
+        if (PyObject* value = PyDict_GetItemString(answer, key))  // borrowed
+          reply[key] = detail::json_from_python(value);
+    } catch (const detail::NotJsonError& e) {
+      error = std::string("squall's Python runtime gave an answer that is not JSON: ") + e.what();
+    }
+    if (PyObject* result = PyDict_GetItemString(answer, "result")) {
+      try {
+        reply["result"] = detail::json_from_python(result);
+      } catch (const detail::NotJsonError& e) {
+        reply["ok"] = false;
+        reply["exception"] = std::string("the callback's result is not JSON: ") + e.what();
+      }
+    }
+  }
+  Py_DECREF(answer);
+  job.output = output_of(job, reply, error);
 }
 
-// The status pack, follows and result of a job from the runner's answer (or, when `answered` is
-// false, from the error that kept it from answering).
-ProcessOutput PythonRuntime::Impl::output_of(const PythonJob& job, const std::string& answer,
-                                             bool answered) const {
+// The status pack, follows and result of a job from the runner's answer, or from the error
+// that kept it from answering (when `error` is not empty).
+ProcessOutput PythonRuntime::Impl::output_of(const PythonJob& job, const json& reply,
+                                             const std::string& error) const {
   const Dispatch& d = job.dispatch;
   ProcessOutput out;
-  json reply = answered ? json::parse(answer, nullptr, false) : json();
   bool ok = false;
   std::string exception;
   json process = {{"ok", false}, {"time", 0}, {"follows", 0}, {"messages", 0}, {"logs", ""}};
-  if (!answered) {
-    exception = answer;
-  } else if (!reply.is_object()) {
-    exception = "squall's Python runtime gave an answer that is not JSON";
+  if (!error.empty()) {
+    exception = error;
   } else {
     ok = reply.value("ok", false);
     if (reply.contains("exception") && reply["exception"].is_string())
@@ -433,6 +471,7 @@ void PythonRuntime::Impl::arm(const std::shared_ptr<PythonJob>& job, double afte
 PythonRuntime::PythonRuntime(PythonRuntimeOptions options) {
   if (options.project.empty()) options.project = options.script.stem().string();
   project_ = options.project;
+  queue_size_ = std::max<size_t>(1, options.queue_size);
   impl_ = std::make_unique<Impl>(std::move(options));
 }
 

@@ -10,6 +10,9 @@
 /status/CODE            that status
 /login (POST)           sets the cookie session=s3cret, answers JSON
 /items (POST)           JSON: the form fields and the cookies it got
+/echo (POST)            the request's body, byte for byte (application/octet-stream)
+
+Each logged request also has `body_hex`, the body's bytes in hexadecimal.
 """
 import json
 import sys
@@ -44,7 +47,7 @@ class Handler(BaseHTTPRequestHandler):
     def record(self, body):
         entry = {"time": time.time(), "method": self.command, "path": self.path,
                  "headers": {k.lower(): v for k, v in self.headers.items()},
-                 "body": body.decode("utf-8", "replace")}
+                 "body": body.decode("utf-8", "replace"), "body_hex": body.hex()}
         with LOCK, open(sys.argv[2], "a") as log:
             log.write(json.dumps(entry) + "\n")
 
@@ -104,6 +107,8 @@ class Handler(BaseHTTPRequestHandler):
             fields = {k: v[0] for k, v in parse_qs(body.decode("utf-8")).items()}
             self.send(200, json.dumps({"form": fields, "cookie": self.headers.get("Cookie", "")}),
                       "application/json")
+        elif parts[0] == "echo" and self.command == "POST":
+            self.send(200, body, "application/octet-stream")
         else:
             self.send(404, "not found")
 

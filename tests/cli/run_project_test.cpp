@@ -288,6 +288,123 @@ class Handler(BaseHandler):
   EXPECT_FALSE(contains(good.track["process"].value("logs", ""), "page/bad"));
 }
 
+TEST(RunProject, AResultIsStoredAsJsonDumpsWritesItAndOneItRefusesFailsItsTask) {
+  RunPeer site;
+  TempDir work;
+  work.write("shapes.py", with_origin(R"(
+import enum
+from pyspider.libs.base_handler import *
+
+class Size(enum.IntEnum):
+    BIG = 7
+
+class Handler(BaseHandler):
+    def on_start(self):
+        for name in ("good", "tuple_key", "nan", "cycle"):
+            self.crawl("{ORIGIN}/page/" + name, callback=self.page, retries=0)
+
+    def page(self, response):
+        name = response.url.rsplit("/", 1)[1]
+        if name == "tuple_key":
+            return {("a", 1): 1}
+        if name == "nan":
+            return {"x": float("nan")}
+        if name == "cycle":
+            loop = []
+            loop.append(loop)
+            return {"loop": loop}
+        return {"tuple": (1, "two"), "set": {3}, "keys": {1: "i", 2.5: "f", None: "n"},
+                "flags": {True: "t", False: "f"},
+                "big": 2 ** 70, "size": Size.BIG, "nested": [{"a": [None, False]}],
+                "text": "caf\u00e9 \ud800"}
+)",
+                                      site.origin));
+  test::CommandResult r = squall_run(work, "shapes.py", {"--results", "out.jsonl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto results = test::results_by_taskid(work.path() / "out.jsonl");
+  ASSERT_EQ(results.size(), 1u);
+  const json& result = results.begin()->second["result"];
+  EXPECT_EQ(result["tuple"], (json{1, "two"}));
+  EXPECT_EQ(result["set"], "{3}") << "anything else is its str(), as default=str writes it";
+  EXPECT_EQ(result["keys"], (json{{"1", "i"}, {"2.5", "f"}, {"null", "n"}}));
+  EXPECT_EQ(result["flags"], (json{{"true", "t"}, {"false", "f"}}));
+  EXPECT_DOUBLE_EQ(result["big"].get<double>(), 1180591620717411303424.0);
+  EXPECT_EQ(result["size"], 7);
+  EXPECT_EQ(result["nested"], (json{{{"a", {nullptr, false}}}}));
+  EXPECT_EQ(result["text"], "caf\u00e9 ?") << "a lone surrogate has no UTF-8";
+
+  auto failure = [&](const std::string& name) {
+    test::StoredTask t =
+        test::stored_task(work.path() / "shapes.db", site.origin + "/page/" + name);
+    EXPECT_EQ(t.status, 3) << name;
+    return t.track["process"].value("exception", "");
+  };
+  EXPECT_EQ(failure("tuple_key"),
+            "the callback's result is not JSON: keys must be str, int, float, bool or None, not "
+            "tuple");
+  EXPECT_EQ(failure("nan"),
+            "the callback's result is not JSON: Out of range float values are not JSON "
+            "compliant");
+  EXPECT_EQ(failure("cycle"), "the callback's result is not JSON: Circular reference detected");
+}
+
+TEST(RunProject, DataAndFilesOfBytesReachTheServerUnchanged) {
+  RunPeer site;
+  TempDir work;
+  work.write("upload.py", with_origin(R"(
+from pyspider.libs.base_handler import *
+
+BODY = bytes(range(256)) * 3
+TEXT = "caf\u00e9".encode("utf-8")
+
+class Handler(BaseHandler):
+    def on_start(self):
+        self.crawl("{ORIGIN}/echo?raw", data=BODY, callback=self.echoed, save="raw", retries=0)
+        self.crawl("{ORIGIN}/echo?text", data=TEXT, callback=self.echoed, save="text",
+                   retries=0)
+        self.crawl("{ORIGIN}/echo?file", files={"blob": ("blob.bin", BODY)},
+                   data={"note": b"\xff\x00"}, callback=self.echoed, save="file", retries=0)
+
+    def echoed(self, response):
+        return {"kind": response.save, "size": len(response.content),
+                "same": response.content == {"raw": BODY, "text": TEXT}.get(response.save),
+                "has_file": BODY in response.content,
+                "has_note": b"\r\n\r\n\xff\x00\r\n" in response.content}
+)",
+                                      site.origin));
+  test::CommandResult r = squall_run(work, "upload.py", {"--results", "out.jsonl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+
+  std::string body_hex;
+  for (int i = 0; i < 3 * 256; ++i) {
+    static const char digits[] = "0123456789abcdef";
+    body_hex += digits[(i % 256) >> 4];
+    body_hex += digits[(i % 256) & 15];
+  }
+  auto raw = site.requests_for("/echo?raw");
+  ASSERT_EQ(raw.size(), 1u);
+  EXPECT_EQ(raw[0]["method"], "POST") << "data makes the request a POST";
+  EXPECT_EQ(raw[0]["body_hex"], body_hex) << "every byte, those UTF-8 has no place for too";
+  auto text = site.requests_for("/echo?text");
+  ASSERT_EQ(text.size(), 1u);
+  EXPECT_EQ(text[0]["body_hex"], "636166c3a9");
+  auto file = site.requests_for("/echo?file");
+  ASSERT_EQ(file.size(), 1u);
+  EXPECT_TRUE(contains(file[0]["body_hex"].get<std::string>(), body_hex));
+  EXPECT_TRUE(contains(file[0]["headers"]["content-type"].get<std::string>(),
+                       "multipart/form-data; boundary="));
+
+  std::map<std::string, json> by_kind;
+  for (const auto& [taskid, line] : test::results_by_taskid(work.path() / "out.jsonl"))
+    by_kind[line["result"]["kind"].get<std::string>()] = line["result"];
+  ASSERT_EQ(by_kind.size(), 3u);
+  EXPECT_EQ(by_kind["raw"]["same"], true) << "the server echoed the very bytes";
+  EXPECT_EQ(by_kind["raw"]["size"], 768);
+  EXPECT_EQ(by_kind["text"]["same"], true);
+  EXPECT_EQ(by_kind["file"]["has_file"], true);
+  EXPECT_EQ(by_kind["file"]["has_note"], true) << "a form field of bytes is sent as its bytes";
+}
+
 TEST(RunProject, ACallbackPastItsTimeLimitIsInterruptedAndItsTaskFails) {
   RunPeer site;
   TempDir work;

@@ -5,7 +5,8 @@
 //
 // - http and https go through squall's HTTP client (its pool, limits and decoding) with the
 //   task's `fetch` options: method, headers, data, cookies, user_agent, timeout,
-//   connect_timeout, allow_redirects, max_redirects, validate_cert, proxy, use_gzip.
+//   connect_timeout, allow_redirects, max_redirects, validate_cert, proxy, use_gzip. A body
+//   that is not text (JSON strings carry UTF-8 only) comes as `data_base64` instead of `data`.
 // - data: URLs are decoded in place (the Fetch Standard's processor).
 // - `fetch_type: js` (or phantomjs, splash, chrome, as pyspider names its renderers) renders the
 //   page in the browser pool of the options (browser_pool.h), with pyspider's options: js_script

@@ -49,6 +49,11 @@ class ProjectRuntime {
   // The task the engine requests when the project starts: by default the "on_start" task with
   // force_update, so on_start runs at every start of the engine.
   virtual CrawlTask start_task() const;
+  // How many of its tasks process() may be awaited for at once: 1 by default (Processor runs a
+  // Handler in place, so more would gain nothing). A runtime on a thread of its own says more,
+  // so that it finds the next task waiting when it ends one. The engine still applies the
+  // outputs one at a time, in the order they come back.
+  virtual size_t processing_slots() const { return 1; }
 
   // Runs the task's callback on its response (see processor.h for what the output holds).
   [[nodiscard]] virtual Task<ProcessOutput> process(const Dispatch& dispatch,

@@ -11,9 +11,11 @@
 //   a bounded queue (`queue_size` tasks; a further process() waits on the loop for room, never
 //   blocking it) and is resumed through the loop's call_soon_threadsafe when the callback is
 //   done. Nothing on the loop waits on Python.
-// - The script sees squall's `pyspider` package first on sys.path (python/pyspider in the
-//   source tree, or the folder in $SQUALL_PYTHON_PATH), then the system's packages (pyquery,
-//   lxml), then the script's own folder (last, so a script named pyquery.py hides nothing).
+// - The script sees squall's `pyspider` package first on sys.path (the folder in
+//   $SQUALL_PYTHON_PATH when set; else PREFIX/share/squall/python, where `cmake --install` puts
+//   it, for an executable at PREFIX/bin/squall; else python/ in the source tree squall was
+//   built from), then the system's packages (pyquery, lxml), then the script's own folder
+//   (last, so a script named pyquery.py hides nothing).
 //   Its Handler class (the BaseHandler subclass named Handler, else the last one it defines)
 //   gives the project's retry_delay, crawl_config and @every jobs; they are read once, when the
 //   script loads.
@@ -67,6 +69,9 @@ class PythonRuntime : public ProjectRuntime {
   RetryDelays retry_delay() const override { return retry_delay_; }
   const std::vector<CronJob>& cron_jobs() const override { return cron_jobs_; }
   CrawlTask start_task() const override;
+  // queue_size: the engine hands over that many tasks at once, so the interpreter's thread
+  // finds the next one waiting when it ends one.
+  size_t processing_slots() const override { return queue_size_; }
   // The callback's output; CancelledError if the engine gives up on it (the interpreter still
   // finishes the callback, and its output is dropped).
   [[nodiscard]] Task<ProcessOutput> process(const Dispatch& dispatch, FetchResult fetched) override;
@@ -87,6 +92,7 @@ class PythonRuntime : public ProjectRuntime {
   std::vector<CronJob> cron_jobs_;
   nlohmann::json crawl_config_;
   std::vector<std::string> callbacks_;
+  size_t queue_size_ = 1;
   std::unique_ptr<Impl> impl_;
 };
 

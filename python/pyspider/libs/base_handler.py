@@ -21,12 +21,13 @@ Written from pyspider's documentation (self.crawl, Response, @every, @config,
 @catch_status_code_error, About-Projects): squall's engine schedules, fetches and stores; this
 module turns what a callback asks for into task dicts and collects its output.
 """
-import functools
+import base64
 import inspect
 import json
-from urllib.parse import urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from pyspider.libs.response import HTTPError, Response  # noqa: F401 (scripts use them)
+from pyspider.libs.url_join import Joiner
 from pyspider.libs.utils import md5string
 
 _SCHEDULE_FIELDS = ("priority", "retries", "exetime", "age", "itag", "force_update",
@@ -38,6 +39,8 @@ _FETCH_FIELDS = ("method", "headers", "user_agent", "data", "connect_timeout", "
 _PROCESS_FIELDS = ("callback", "process_time_limit")
 _OTHER_FIELDS = ("params", "files", "taskid")
 KEYWORDS = frozenset(_SCHEDULE_FIELDS + _FETCH_FIELDS + _PROCESS_FIELDS + _OTHER_FIELDS)
+_GROUP = dict([(k, "schedule") for k in _SCHEDULE_FIELDS] + [(k, "fetch") for k in _FETCH_FIELDS]
+              + [(k, "process") for k in _PROCESS_FIELDS])
 
 
 def every(minutes=None, seconds=None):
@@ -98,10 +101,62 @@ def _arg_count(function):
     return count
 
 
+_CO_VARARGS = inspect.CO_VARARGS
+_arg_counts = {}  # function -> _arg_count(function), for the functions run_func was given
+
+
+def _plain_arg_count(function):
+    """_arg_count of a plain function or of a method bound to one, from its code object alone
+    (what inspect.signature works out, at a fraction of its cost); False for anything else (a
+    wrapper that names what it wraps, a partial, a callable object)."""
+    bound = inspect.ismethod(function)
+    func = function.__func__ if bound else function
+    if not inspect.isfunction(func) or hasattr(func, "__wrapped__") or \
+            hasattr(func, "__signature__"):
+        return False
+    code = func.__code__
+    if code.co_flags & _CO_VARARGS:
+        return None
+    return code.co_argcount - (1 if bound else 0)
+
+
 def run_func(function, *arguments):
     """Calls `function` with as many of `arguments` as it takes (pyspider's _run_func)."""
-    count = _arg_count(function)
+    count = _plain_arg_count(function)
+    if count is False:
+        count = _arg_counts.get(function, False)
+        if count is False:
+            count = _arg_count(function)
+            if len(_arg_counts) >= 1024:
+                _arg_counts.clear()
+            _arg_counts[function] = count
     return function(*(arguments if count is None else arguments[:count]))
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def _is_plain(value, depth=3):
+    """True when json.dumps(value) cannot fail: dicts with text keys, lists, text, numbers,
+    True, False and None, nested at most `depth` deep (the common case, checked at a fraction
+    of a dump's cost); False means a dump has to tell."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if depth == 0:
+        return False
+    if kind is dict:
+        for key, inner in value.items():
+            if type(key) is not str or \
+                    (type(inner) not in _SCALARS and not _is_plain(inner, depth - 1)):
+                return False
+        return True
+    if kind is list:
+        for inner in value:
+            if type(inner) not in _SCALARS and not _is_plain(inner, depth - 1):
+                return False
+        return True
+    return False
 
 
 def _add_params(url, params):
@@ -117,12 +172,15 @@ def _encode_multipart(data, files):
     boundary = uuid.uuid4().hex
     parts = []
     for name, value in (data or {}).items():
-        parts.append(('--%s\r\nContent-Disposition: form-data; name="%s"\r\n\r\n%s\r\n'
-                      % (boundary, name, value)).encode("utf-8"))
+        if not isinstance(value, (bytes, bytearray)):
+            value = str(value).encode("utf-8")
+        parts.append(('--%s\r\nContent-Disposition: form-data; name="%s"\r\n\r\n'
+                      % (boundary, name)).encode("utf-8") + bytes(value) + b"\r\n")
     for name, value in (files or {}).items():
         filename, content = (value if isinstance(value, (tuple, list)) else (name, value))[:2]
         if isinstance(content, str):
             content = content.encode("utf-8")
+        content = bytes(content)
         parts.append(('--%s\r\nContent-Disposition: form-data; name="%s"; filename="%s"\r\n'
                       'Content-Type: application/octet-stream\r\n\r\n'
                       % (boundary, name, filename)).encode("utf-8") + content + b"\r\n")
@@ -142,6 +200,7 @@ class BaseHandler:
     def __init__(self):
         self.task = None
         self.response = None
+        self._joiner = None
         self._follows = []
         self._follow_keys = set()
         self._messages = []
@@ -230,7 +289,7 @@ class BaseHandler:
                 kwargs.setdefault(key, value)
 
         if self.response is not None and self.response.url and not url.startswith("data:"):
-            url = urljoin(self.response.url, url)
+            url = self._join(url)
         url = _add_params(url, kwargs.pop("params", None))
 
         if kwargs.get("files"):
@@ -240,42 +299,57 @@ class BaseHandler:
             content_type, body = _encode_multipart(data, kwargs.pop("files"))
             kwargs["headers"] = dict(kwargs.get("headers") or {})
             kwargs["headers"]["Content-Type"] = content_type
-            kwargs["data"] = body.decode("utf-8")
+            kwargs["data"] = body
         else:
             kwargs.pop("files", None)
         if kwargs.get("data") is not None and isinstance(kwargs["data"], (dict, list, tuple)):
             kwargs["data"] = urlencode(kwargs["data"], doseq=True)
-        if isinstance(kwargs.get("data"), bytes):
-            kwargs["data"] = kwargs["data"].decode("utf-8")
         if kwargs.get("data"):
             kwargs.setdefault("method", "POST")
+        binary = None
+        if isinstance(kwargs.get("data"), (bytes, bytearray, memoryview)):
+            # A task is JSON, whose strings are text: bytes that are not UTF-8 travel as base64,
+            # which the fetcher decodes, so the server gets them unchanged.
+            body = bytes(kwargs.pop("data"))
+            try:
+                kwargs["data"] = body.decode("utf-8")
+            except UnicodeDecodeError:
+                binary = base64.b64encode(body).decode("ascii")
         if kwargs.get("user_agent"):
             kwargs["headers"] = dict(kwargs.get("headers") or {})
             kwargs["headers"]["User-Agent"] = kwargs["user_agent"]
 
-        task = {
-            "project": self.project_name,
-            "url": url,
-            "schedule": {k: kwargs.pop(k) for k in _SCHEDULE_FIELDS if k in kwargs},
-            "fetch": {k: kwargs.pop(k) for k in _FETCH_FIELDS if k in kwargs},
-            "process": {k: kwargs.pop(k) for k in _PROCESS_FIELDS if k in kwargs},
-        }
         taskid = kwargs.pop("taskid", None)
+        task = {"project": self.project_name, "url": url, "schedule": {}, "fetch": {},
+                "process": {}}
+        for key, value in kwargs.items():
+            task[_GROUP[key]][key] = value
+        if binary is not None:
+            task["fetch"]["data_base64"] = binary
         task["taskid"] = taskid if taskid is not None else self.get_taskid(task)
-        try:
-            json.dumps(task)
-        except (TypeError, ValueError) as e:
-            raise TypeError("crawl(%s): a keyword's value is not JSON: %s" % (url, e)) from None
+        if not _is_plain(task):
+            try:
+                json.dumps(task)
+            except (TypeError, ValueError) as e:
+                raise TypeError("crawl(%s): a keyword's value is not JSON: %s" % (url, e)) \
+                    from None
         key = task["taskid"]
         if key not in self._follow_keys:
             self._follow_keys.add(key)
             self._follows.append(task)
         return task
 
+    def _join(self, url):
+        """url made absolute against the response's URL, as urljoin does."""
+        if self._joiner is None or self._joiner.base != self.response.url:
+            self._joiner = Joiner(self.response.url)
+        return self._joiner(url)
+
     # --- the run of one task (squall_runtime calls it) ---------------------------------------
     def _reset(self, task, response):
         self.task = task
         self.response = response
+        self._joiner = None
         self._follows = []
         self._follow_keys = set()
         self._messages = []

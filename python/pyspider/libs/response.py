@@ -3,6 +3,8 @@ import json as _json
 import re
 from collections.abc import MutableMapping
 
+from pyspider.libs.url_join import Joiner
+
 
 class HTTPError(Exception):
     """A response that is not a success (raise_for_status); `response` is the Response."""
@@ -67,6 +69,7 @@ def _make_links_absolute(root, base_url):
         if base.get("href"):
             base_url = urljoin(base_url, base.get("href").strip())
             break
+    join = Joiner(base_url)
     joined = {}
     for element in root.iter(*_LINK_ATTRIBUTES):
         attribute = _LINK_ATTRIBUTES[element.tag]
@@ -75,8 +78,38 @@ def _make_links_absolute(root, base_url):
             continue
         absolute = joined.get(value)
         if absolute is None:
-            absolute = joined[value] = urljoin(base_url, value.strip())
+            absolute = joined[value] = join(value.strip())
         element.set(attribute, absolute)
+
+
+_TRANSLATOR = []
+
+
+def _css_translator():
+    """PyQuery's CSS-to-XPath translator for HTML, remembering the XPath of each selector it
+    translated (at most 1,024; then it starts over): a callback asks the same few selectors of
+    every page, and cssselect's translation costs more than running the XPath. One for the
+    process, made on first use (pyquery is imported only by a script that uses doc)."""
+    if not _TRANSLATOR:
+        from pyquery.cssselectpatch import JQueryTranslator
+
+        class CachingTranslator(JQueryTranslator):
+            def __init__(self):
+                super().__init__(xhtml=False)
+                self._xpaths = {}
+
+            def css_to_xpath(self, css, prefix="descendant-or-self::"):
+                key = (css, prefix)
+                xpath = self._xpaths.get(key)
+                if xpath is None:
+                    xpath = super().css_to_xpath(css, prefix)
+                    if len(self._xpaths) >= 1024:
+                        self._xpaths.clear()
+                    self._xpaths[key] = xpath
+                return xpath
+
+        _TRANSLATOR.append(CachingTranslator())
+    return _TRANSLATOR[0]
 
 
 class Response:
@@ -95,12 +128,7 @@ class Response:
         self.status_code = status_code
         self.url = url
         self.orig_url = orig_url or url
-        self.headers = CaseInsensitiveDict()
-        for name, value in (headers.items() if isinstance(headers, dict) else headers or []):
-            if name in self.headers:
-                self.headers[name] = self.headers[name] + ", " + value
-            else:
-                self.headers[name] = value
+        self._fields = headers
         self.cookies = dict(cookies or {})
         self.content = content if isinstance(content, bytes) else str(content).encode("utf-8")
         self._declared = encoding or None
@@ -112,6 +140,25 @@ class Response:
 
     def __repr__(self):
         return "<Response [%d]>" % self.status_code
+
+    @property
+    def headers(self):
+        """The header fields, by name in any case (a field sent twice: its values joined by
+        ", "); built on first use."""
+        if "_headers" not in self.__dict__:
+            fields = self._fields
+            headers = CaseInsensitiveDict()
+            for name, value in (fields.items() if isinstance(fields, dict) else fields or []):
+                if name in headers:
+                    headers[name] = headers[name] + ", " + value
+                else:
+                    headers[name] = value
+            self._headers = headers
+        return self._headers
+
+    @headers.setter
+    def headers(self, value):
+        self._headers = value
 
     def __bool__(self):
         return self.ok
@@ -184,7 +231,7 @@ class Response:
         if "_doc" not in self.__dict__:
             from pyquery import PyQuery
             _make_links_absolute(self.etree, self.url)
-            self._doc = PyQuery(self.etree)
+            self._doc = PyQuery(self.etree, css_translator=_css_translator())
         return self._doc
 
     # --- status ------------------------------------------------------------------------------
