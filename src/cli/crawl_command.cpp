@@ -139,7 +139,7 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
     if (!(s >= 0) || s > 1e9 || (positive && s == 0))
       throw InvalidArgumentError(std::string("crawl: ") + flag + " must be a " +
                                  (positive ? "positive " : "") + "number of seconds");
-    return seconds_duration(s);
+    return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
   };
   o.timeout = seconds(c.timeout, "--timeout", true);
   o.render = c.render;

@@ -147,6 +147,10 @@ double in_seconds(Duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
+Duration seconds(double s) {
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+}
+
 // A file's contents, or standard input's for "-"; nullopt when it cannot be read.
 std::optional<std::string> read_input(const std::string& path) {
   if (path == "-")
@@ -589,12 +593,12 @@ std::string build_request(const Plan& plan, std::string url, HttpRequest& reques
                                      : "GET";
   if (c.connect_timeout) {
     if (*c.connect_timeout <= 0) return "--connect-timeout must be positive";
-    request.connect_timeout = seconds_duration(*c.connect_timeout);
+    request.connect_timeout = seconds(*c.connect_timeout);
   }
   if (c.timeout && *c.timeout <= 0) return "--timeout must be positive";
   // --timeout bounds the whole fetch (see run_transfer); without it a download may take as
   // long as it takes, as with curl, so each hop gets a day.
-  request.request_timeout = c.timeout ? seconds_duration(*c.timeout) : std::chrono::hours(24);
+  request.request_timeout = c.timeout ? seconds(*c.timeout) : std::chrono::hours(24);
   if (c.max_redirects) {
     if (*c.max_redirects < 0) return "--max-redirects must be 0 or more";
     request.max_redirects = *c.max_redirects;
@@ -760,7 +764,7 @@ Task<int> run_transfer(const Plan& plan, HttpClient& client, size_t index, std::
     a.status = kWriteError;
     a.message = bad_output;
   } else {
-    Duration delay = c.retry_delay ? seconds_duration(*c.retry_delay) : std::chrono::seconds(1);
+    Duration delay = c.retry_delay ? seconds(*c.retry_delay) : std::chrono::seconds(1);
     for (int tries_left = c.retries;; --tries_left) {
       transfer = Transfer{};
       transfer.url = url;
@@ -852,7 +856,7 @@ int run_fetch(const FetchCommand& command, std::ostream& out, std::ostream& err)
   CommandResolver resolver(command.ip_version);
   for (const auto& entry : command.resolve)
     if (std::string error = resolver.add(entry); !error.empty()) return usage(error);
-  if (command.timeout) plan.limit = seconds_duration(*command.timeout);
+  if (command.timeout) plan.limit = seconds(*command.timeout);
   plan.write_out = command.write_out;
   if (plan.write_out && plan.write_out->starts_with('@')) {
     plan.write_out = read_input(plan.write_out->substr(1));

@@ -31,6 +31,10 @@ std::string_view signal_name(int signal) {
   return signal == SIGINT ? "Ctrl-C" : signal == SIGTERM ? "SIGTERM" : "a signal";
 }
 
+Duration seconds_of(double s) {
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+}
+
 struct Outcome {
   EngineSummary summary;
   CounterValues totals{};  // the project's tasks by state at the end
@@ -43,7 +47,7 @@ Task<Outcome> run_engine(Engine& engine, const std::string& project,
   std::optional<TaskHandle<void>> timer;
   if (timeout)
     timer.emplace(spawn([](Engine& e, double limit, bool& flag) -> Task<void> {
-      co_await sleep(seconds_duration(limit));
+      co_await sleep(seconds_of(limit));
       flag = true;
       e.stop();
     }(engine, *timeout, outcome.timed_out)));

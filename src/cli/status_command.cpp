@@ -179,7 +179,7 @@ int run_status(const StatusCommand& c, std::ostream& out, std::ostream& err) {
     err << "squall status: --namespace: " << e.what() << "\n";
     return 2;
   }
-  Duration limit = seconds_duration(c.timeout);
+  auto limit = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(c.timeout));
   options.connect_timeout = limit;
   options.command_timeout = limit;
   options.connect_attempts = 2;

@@ -21,7 +21,13 @@
 
 namespace squall {
 
-namespace {}  // namespace
+namespace {
+
+Duration seconds(double s) {
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+}
+
+}  // namespace
 
 struct Engine::State {
   EngineOptions options;
@@ -82,7 +88,7 @@ struct Engine::State {
         std::optional<double> at = room > 0 ? scheduler->next_wake() : std::nullopt;
         try {
           if (at)
-            co_await wake.wait(seconds_duration(std::max(0.0, *at - now())));
+            co_await wake.wait(seconds(std::max(0.0, *at - now())));
           else
             co_await wake.wait();
         } catch (const TimeoutError&) {
@@ -188,8 +194,7 @@ struct Engine::State {
         if (std::optional<int64_t> at = next_cron_tick(p.runtime->cron_jobs(), last))
           next = next ? std::min(*next, *at) : *at;
       if (!next) co_return;
-      if (double wait = static_cast<double>(*next) - now(); wait > 0)
-        co_await sleep(seconds_duration(wait));
+      if (double wait = static_cast<double>(*next) - now(); wait > 0) co_await sleep(seconds(wait));
       int64_t tick = static_cast<int64_t>(std::floor(now()));
       if (tick < *next) continue;
       for (auto& [name, p] : projects) {
@@ -210,7 +215,7 @@ struct Engine::State {
 
   Task<void> committer() {
     for (;;) {
-      co_await sleep(seconds_duration(options.commit_interval));
+      co_await sleep(seconds(options.commit_interval));
       co_await commit();
     }
   }

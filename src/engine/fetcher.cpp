@@ -36,6 +36,10 @@ bool option_on(const json& fetch, const char* key, bool otherwise) {
   return !(it->is_string() && it->get<std::string>().empty());
 }
 
+Duration seconds(double s) {
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+}
+
 FetchResult failed(const CrawlTask& task, int status, std::string error) {
   FetchResult r;
   r.status_code = status;
@@ -182,9 +186,8 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
       req.headers.set("Content-Type", "application/x-www-form-urlencoded");
   }
   req.user_agent = option<std::string>(f, "user_agent", options_.user_agent);
-  req.request_timeout = seconds_duration(option<double>(f, "timeout", options_.timeout));
-  req.connect_timeout =
-      seconds_duration(option<double>(f, "connect_timeout", options_.connect_timeout));
+  req.request_timeout = seconds(option<double>(f, "timeout", options_.timeout));
+  req.connect_timeout = seconds(option<double>(f, "connect_timeout", options_.connect_timeout));
   req.follow_redirects = option_on(f, "allow_redirects", true);
   req.max_redirects = option<int>(f, "max_redirects", 5);
   req.validate_cert = option_on(f, "validate_cert", options_.validate_cert);
@@ -252,9 +255,8 @@ Task<FetchResult> Fetcher::fetch_robots(const Url& url, const CrawlTask& like) {
   req.parsed_url = url;
   req.url = std::string(url.href());
   req.user_agent = option<std::string>(f, "user_agent", options_.user_agent);
-  req.request_timeout = seconds_duration(option<double>(f, "timeout", options_.timeout));
-  req.connect_timeout =
-      seconds_duration(option<double>(f, "connect_timeout", options_.connect_timeout));
+  req.request_timeout = seconds(option<double>(f, "timeout", options_.timeout));
+  req.connect_timeout = seconds(option<double>(f, "connect_timeout", options_.connect_timeout));
   req.max_redirects = RobotsPolicy::kMaxRedirects;
   // What is parsed, and room for a line the limit cuts.
   req.max_body_size = kRobotsParseLimit + 64 * 1024;
@@ -308,7 +310,7 @@ Task<FetchResult> Fetcher::fetch_js(const CrawlTask& task) {
                        ? browser::WaitUntil::NetworkIdle
                        : browser::WaitUntil::Load;
   req.wait_selector = option<std::string>(f, "js_wait_for", "");
-  req.timeout = seconds_duration(option<double>(f, "timeout", options_.timeout));
+  req.timeout = seconds(option<double>(f, "timeout", options_.timeout));
   req.max_html_bytes = options_.max_body_size;
 
   FetchResult r;

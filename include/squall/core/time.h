@@ -14,11 +14,6 @@ using TimePoint = Clock::time_point;
 // converts, so `join(50ms)` and `join()` both read naturally.
 using Timeout = std::optional<Duration>;
 
-// A number of seconds (a flag's, a task's option) as a Duration, rounded toward zero.
-inline Duration seconds_duration(double seconds) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(seconds));
-}
-
 // The deadline `timeout` from now, or TimePoint::max() for no limit.
 inline TimePoint deadline_after(Timeout timeout) {
   if (!timeout) return TimePoint::max();
