@@ -208,5 +208,56 @@ TEST_F(Cluster, ACrawlWhoseComponentsAreKilledAndRestartedStoresEveryResultOnce)
   for (const auto& [path, count] : fetches) EXPECT_LE(count, bound) << path;
 }
 
+// A second scheduler of the project stands by while the first one runs, dispatching nothing,
+// and takes the crawl over once the first one is killed.
+TEST_F(Cluster, ASecondSchedulerStandsByAndTakesOverWhenTheFirstIsKilled) {
+  RunPeer site;
+  TempDir work;
+  work.write("chain.py", with_origin(kChainProject, site.origin));
+  test::RedisServer redis;
+  std::string db = pg().url();
+  std::vector<std::string> common = {"--redis", redis.url(0), "--namespace",
+                                     "standby", "--lease",    "1"};
+  auto start = [&](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), test::squall_binary());
+    argv.insert(argv.end(), common.begin(), common.end());
+    return Process::start(argv, work.path());
+  };
+  std::vector<Process> others;
+  for (int i = 0; i < 2; ++i) others.push_back(start({"fetcher", "-c", "4", "--per-host", "4"}));
+  others.push_back(start({"processor", "chain.py"}));
+  others.push_back(start({"result-worker", "--taskdb", db, "--results", "chain.jsonl"}));
+  Process first = start({"scheduler", "chain.py", "--taskdb", db, "--fresh"});
+  // The first one holds the project once pages are being fetched.
+  for (int i = 0; i < 600 && site.requests().size() < 50; ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_GE(site.requests().size(), 50u) << first.output();
+  Process second = start({"scheduler", "chain.py", "--taskdb", db});
+  std::string said = test::await_output(second, "standing by");
+  ASSERT_TRUE(contains(said, "is run by another scheduler")) << said;
+  EXPECT_FALSE(contains(said, "taking over")) << said;
+  first.stop(SIGKILL);
+  std::ofstream(site.dir.path() / "open").put('\n');
+
+  ASSERT_EQ(test::exit_status(second.wait(120s)), 0) << second.output();
+  EXPECT_TRUE(contains(second.output(), "is ours now: taking over")) << second.output();
+  for (Process& p : others) EXPECT_EQ(test::exit_status(p.wait(60s)), 0) << p.output();
+
+  auto stored = [&]() -> Task<std::pair<int64_t, CounterValues>> {
+    EngineStoreOptions keep;
+    auto store = co_await open_engine_store(db, keep);
+    co_return std::make_pair(co_await store->count("chain"), co_await store->recount("chain"));
+  };
+  auto [results, tasks] = run(stored());
+  EXPECT_EQ(results, 400);
+  EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Success)], 402);
+  EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Pending)], 0);
+  // Only what the first one had in flight when it died is fetched twice.
+  std::map<std::string, int> fetches;
+  for (const nlohmann::json& r : site.requests())
+    if (std::string path = r["path"]; path.starts_with("/chain/")) ++fetches[path];
+  EXPECT_EQ(fetches.size(), 400u);
+  for (const auto& [path, count] : fetches) EXPECT_LE(count, 2) << path;
+}
+
 }  // namespace
 }  // namespace squall
