@@ -73,6 +73,21 @@ Task<bool> may_leave(RedisClient& redis, const ClusterOptions& o, StreamQueue& q
   co_return depth.lag == 0 && depth.pending == 0;
 }
 
+// A take that the connection's end cut off (Redis restarting) gives nothing: what the server
+// may have delivered stays pending under this consumer and is reclaimed after the lease.
+Task<std::vector<StreamDelivery>> take(StreamQueue& queue, size_t max, Duration block) {
+  std::string cut;
+  try {
+    co_return co_await queue.take(max, block);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Closed) throw;
+    cut = e.what();
+  }
+  log(LogLevel::Warning, "taking from Redis: " + cut + ": taking again");
+  co_await sleep(kTakeBlock);
+  co_return std::vector<StreamDelivery>{};
+}
+
 // Where this scheduler process' tokens start: random, so that an outcome of a task dispatched by
 // a scheduler since killed never carries a token this one handed out (both count up from their
 // base; 2^64 apart at random, a collision needs ~2^32 restarts of one crawl).
@@ -174,7 +189,7 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
   // Outcomes: applied with their follows, committed, then acknowledged.
   auto apply_outcomes = [&]() -> Task<void> {
     for (;;) {
-      std::vector<StreamDelivery> batch = co_await outcomes->take(o.batch, kTakeBlock);
+      std::vector<StreamDelivery> batch = co_await take(*outcomes, o.batch, kTakeBlock);
       if (batch.empty()) continue;
       std::vector<std::string> settled;
       for (const StreamDelivery& d : batch) {
@@ -366,7 +381,8 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
         }
         continue;
       }
-      std::vector<StreamDelivery> batch = co_await fetch->take(std::min(free, o.batch), kTakeBlock);
+      std::vector<StreamDelivery> batch =
+          co_await take(*fetch, std::min(free, o.batch), kTakeBlock);
       if (batch.empty()) {
         if (stage.idle() && held.empty() && co_await may_leave(redis, o, *fetch)) break;
         continue;
@@ -417,7 +433,7 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
   for (ProjectRuntime* p : projects) by_name[p->project()] = p;
 
   while (!stop.is_set()) {
-    std::vector<StreamDelivery> batch = co_await process->take(o.batch, kTakeBlock);
+    std::vector<StreamDelivery> batch = co_await take(*process, o.batch, kTakeBlock);
     if (batch.empty()) {
       if (co_await may_leave(redis, o, *process)) break;
       continue;
@@ -486,7 +502,7 @@ Task<ComponentSummary> run_result_worker(ClusterOptions o, Event& stop) {
   });
 
   while (!stop.is_set()) {
-    std::vector<StreamDelivery> batch = co_await results->take(o.batch, kTakeBlock);
+    std::vector<StreamDelivery> batch = co_await take(*results, o.batch, kTakeBlock);
     if (batch.empty()) {
       if (co_await may_leave(redis, o, *results)) break;
       continue;

@@ -48,6 +48,17 @@
 // components may have left. `stop` set ends any of them within a second: a fetcher drops what it
 // fetches (its entries come back to the others after the lease).
 //
+// Redis restarting: each command is retried by the client on a new connection where it is
+// safe (stream_queue.h); a take cut off by the connection's end gives nothing and is made again,
+// what it may have delivered coming back after the lease. With appendfsync everysec a Redis
+// that crashes (not a clean stop) loses up to its last second of writes (stream_queue.h says what
+// each loss is). A lost push to the fetch stream leaves a task active in the scheduler, which
+// dispatches it again after SchedulerOptions::processing_timeout (600 s by default, not yet a
+// flag of `squall scheduler`; a cluster whose Redis may crash wants it a few leases long).
+// Not yet proven by a test: a whole crawl across a Redis restart. PostgreSQL restarting is not
+// survived yet: the scheduler and the result worker end with the store's Closed error, and are
+// restarted to continue from their last commit.
+//
 // One scheduler runs a project at a time (the store's claim_project): a second one stands by,
 // saying so in a log line, touching nothing, and takes over once the first one's claim goes (it
 // ends, or dies and its connection to the store with it). The projects' @every jobs run only in the
