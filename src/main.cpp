@@ -86,6 +86,9 @@ CLI::App* add_component_command(CLI::App& app, squall::cli::ComponentCommand& c,
   cmd->add_option("--lease", c.lease,
                   "seconds a component holds what it took before another may take it again")
       ->capture_default_str();
+  cmd->add_option("--max-deliveries", c.max_deliveries,
+                  "deliveries of one stream entry before it goes to the dead letters")
+      ->capture_default_str();
   cmd->add_flag("--keep-running", c.keep_running, "stay up once the crawl is done, for the next");
   if (role == "scheduler" || role == "result-worker")
     cmd->add_option("--taskdb", c.taskdb,

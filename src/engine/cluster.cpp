@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <random>
 #include <unordered_map>
 #include <utility>
 
@@ -72,8 +73,61 @@ Task<bool> may_leave(RedisClient& redis, const ClusterOptions& o, StreamQueue& q
   co_return depth.lag == 0 && depth.pending == 0;
 }
 
+// A take that the connection's end cut off (Redis restarting) gives nothing: what the server
+// may have delivered stays pending under this consumer and is reclaimed after the lease.
+Task<std::vector<StreamDelivery>> take(StreamQueue& queue, size_t max, Duration block) {
+  std::string cut;
+  try {
+    co_return co_await queue.take(max, block);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Closed) throw;
+    cut = e.what();
+  }
+  log(LogLevel::Warning, "taking from Redis: " + cut + ": taking again");
+  co_await sleep(kTakeBlock);
+  co_return std::vector<StreamDelivery>{};
+}
+
+// Where this scheduler process' tokens start: random, so that an outcome of a task dispatched by
+// a scheduler since killed never carries a token this one handed out (both count up from their
+// base; 2^64 apart at random, a collision needs ~2^32 restarts of one crawl).
+uint64_t token_base() {
+  std::random_device device;
+  return (uint64_t{device()} << 32) ^ device() ^
+         static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+}
+
 void warn(const std::string& what) {
   log(LogLevel::Warning, what);
+}
+
+// Whether the store holds this very result for its task already: the same page processed again
+// because a fetcher, a processor or a scheduler was killed with it in hand (the at-least-once
+// delivery's repeats): its line is in the export already.
+Task<bool> already_stored(ResultStore& store, const std::string& project, const TaskResult& r) {
+  std::optional<TaskResult> held = co_await store.result(project, r.taskid);
+  co_return held && held->url == r.url && held->result == r.result;
+}
+
+// Claims `project` for this scheduler, waiting as long as another scheduler holds it (its
+// claim goes with its connection to the store, at its end or its death); false when `stop` came
+// first.
+Task<bool> stand_by(EngineStore& store, const std::string& project, Event& stop) {
+  bool said = false;
+  while (!stop.is_set()) {
+    try {
+      co_await store.claim_project(project);
+      if (said)
+        log(LogLevel::Info, "scheduler: project '" + project + "' is ours now: taking over");
+      co_return true;
+    } catch (const InvalidArgumentError&) {
+      if (!said)
+        log(LogLevel::Info, "scheduler: project '" + project + "' is run by another scheduler on " +
+                                store.describe() + ": standing by to take over when it ends");
+      said = true;
+    }
+  }
+  co_return false;
 }
 
 }  // namespace
@@ -100,12 +154,24 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
   co_await registry.join(ComponentRole::Scheduler, [&summary] {
     return ComponentReport{summary.handled, 0};
   });
+  // Nothing is held open while standing by: the running scheduler's transactions go on.
+  co_await store->commit();
+  for (ProjectRuntime* p : projects)
+    if (!co_await stand_by(*store, p->project(), stop)) {
+      summary.stopped = true;
+      co_await registry.leave();
+      co_return summary;
+    }
   std::string done = done_key(o);
+  // A crawl already marked done (its scheduler killed after marking it) is not finished twice:
+  // its on_finished runs again only if this start finds something more to do, since the other
+  // components may have left already.
+  bool was_done = !o.fresh && co_await crawl_done(redis, o);
   co_await redis.command("DEL", done);
+  const uint64_t base = token_base();
 
   std::vector<CrawlTask> starts;
   for (ProjectRuntime* p : projects) {
-    co_await store->claim_project(p->project());
     ProjectInfo info;
     info.name = p->project();
     info.status = ProjectStatus::Running;
@@ -123,7 +189,7 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
   // Outcomes: applied with their follows, committed, then acknowledged.
   auto apply_outcomes = [&]() -> Task<void> {
     for (;;) {
-      std::vector<StreamDelivery> batch = co_await outcomes->take(o.batch, kTakeBlock);
+      std::vector<StreamDelivery> batch = co_await take(*outcomes, o.batch, kTakeBlock);
       if (batch.empty()) continue;
       std::vector<std::string> settled;
       for (const StreamDelivery& d : batch) {
@@ -136,6 +202,7 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
           continue;
         }
         co_await scheduler.request(std::move(out.follows));
+        out.status.token -= base;
         co_await scheduler.outcome(std::move(out.status));
         settled.push_back(d.id);
       }
@@ -146,7 +213,7 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
   };
   TaskHandle<void> outcome_task = spawn(apply_outcomes());
 
-  bool finish_sent = false;
+  bool finish_sent = was_done;
   std::exception_ptr failure;
   try {
     while (!stop.is_set()) {
@@ -161,8 +228,9 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
       if (!batch.empty()) {
         std::vector<std::string> payloads;
         payloads.reserve(batch.size());
-        for (const Dispatch& d : batch) {
+        for (Dispatch& d : batch) {
           if (d.task.taskid != "on_finished") finish_sent = false;
+          d.token += base;
           payloads.push_back(encode_dispatch(d));
         }
         co_await fetch->push(payloads);
@@ -225,26 +293,48 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
   FetcherOptions fo = o.fetcher;
   if (!fo.client) fo.max_clients = concurrency;
   Fetcher fetcher(std::move(fo));
-  // The stream entry of each dispatch being fetched, by its task and token.
-  std::unordered_map<std::string, std::vector<std::string>> held;
+  // The stream entries of each task being fetched, by task and then by token. A task comes
+  // twice when a scheduler restarted since dispatched it again, or when its entry's lease passed
+  // while the first fetch went on: it is fetched once, and the page goes on once per token, for
+  // the scheduler to apply the one it holds live (the other is stale and changes nothing).
+  std::unordered_map<std::string, std::map<uint64_t, std::vector<std::string>>> held;
   auto key_of = [](const Dispatch& d) {
     std::string key = d.task.project;
     key.push_back('\n');
-    key.append(d.task.taskid).push_back('\n');
-    key.append(std::to_string(d.token));
+    key.append(d.task.taskid);
     return key;
   };
   auto hand_on = [&](Dispatch d, FetchResult r) -> Task<void> {
-    std::string key = key_of(d);
-    std::vector<std::string> payload;
-    payload.push_back(encode_fetched(FetchedTask{std::move(d), std::move(r)}));
-    co_await process->push(payload);
-    auto it = held.find(key);
-    if (it == held.end()) co_return;
-    std::vector<std::string> ids = std::move(it->second);
-    held.erase(it);
-    co_await fetch->ack(ids);
-    ++summary.handled;
+    const std::string key = key_of(d);
+    for (bool sent = false;; sent = true) {
+      auto it = held.find(key);
+      std::map<uint64_t, std::vector<std::string>> tokens;
+      if (it != held.end()) tokens = it->second;
+      if (tokens.empty() && sent) break;
+      if (tokens.empty()) tokens[d.token];
+      std::vector<std::string> payloads, ids;
+      for (const auto& [token, entries] : tokens) {
+        d.token = token;
+        payloads.push_back(encode_fetched(FetchedTask{d, r}));
+        ids.insert(ids.end(), entries.begin(), entries.end());
+      }
+      co_await process->push(payloads);
+      // Entries only ever join the task's lists: those sent are their first ones. What came
+      // while the page went out is sent on the next turn.
+      it = held.find(key);
+      if (it != held.end()) {
+        for (const auto& [token, entries] : tokens) {
+          auto now = it->second.find(token);
+          if (now == it->second.end()) continue;
+          now->second.erase(now->second.begin(),
+                            now->second.begin() + std::min(now->second.size(), entries.size()));
+          if (now->second.empty()) it->second.erase(now);
+        }
+        if (it->second.empty()) held.erase(it);
+      }
+      co_await fetch->ack(ids);
+      if (!sent) ++summary.handled;
+    }
   };
   FetchStageOptions hosts = o.hosts;
   hosts.capacity = concurrency * 2;
@@ -271,7 +361,9 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
     for (;;) {
       co_await sleep(o.lease / 3);
       std::vector<std::string> ids;
-      for (const auto& [key, list] : held) ids.insert(ids.end(), list.begin(), list.end());
+      for (const auto& [key, tokens] : held)
+        for (const auto& [token, entries] : tokens)
+          ids.insert(ids.end(), entries.begin(), entries.end());
       if (!ids.empty()) co_await fetch->renew(ids);
     }
   };
@@ -289,7 +381,8 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
         }
         continue;
       }
-      std::vector<StreamDelivery> batch = co_await fetch->take(std::min(free, o.batch), kTakeBlock);
+      std::vector<StreamDelivery> batch =
+          co_await take(*fetch, std::min(free, o.batch), kTakeBlock);
       if (batch.empty()) {
         if (stage.idle() && held.empty() && co_await may_leave(redis, o, *fetch)) break;
         continue;
@@ -302,8 +395,10 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
           warn("fetcher: dispatch " + entry.id + ": " + e.what());
           continue;
         }
-        held[key_of(d)].push_back(entry.id);
-        stage.push(std::move(d));
+        auto& tokens = held[key_of(d)];
+        bool fetching = !tokens.empty();
+        tokens[d.token].push_back(entry.id);
+        if (!fetching) stage.push(std::move(d));
       }
     }
   } catch (...) {
@@ -338,7 +433,7 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
   for (ProjectRuntime* p : projects) by_name[p->project()] = p;
 
   while (!stop.is_set()) {
-    std::vector<StreamDelivery> batch = co_await process->take(o.batch, kTakeBlock);
+    std::vector<StreamDelivery> batch = co_await take(*process, o.batch, kTakeBlock);
     if (batch.empty()) {
       if (co_await may_leave(redis, o, *process)) break;
       continue;
@@ -407,7 +502,7 @@ Task<ComponentSummary> run_result_worker(ClusterOptions o, Event& stop) {
   });
 
   while (!stop.is_set()) {
-    std::vector<StreamDelivery> batch = co_await results->take(o.batch, kTakeBlock);
+    std::vector<StreamDelivery> batch = co_await take(*results, o.batch, kTakeBlock);
     if (batch.empty()) {
       if (co_await may_leave(redis, o, *results)) break;
       continue;
@@ -421,7 +516,12 @@ Task<ComponentSummary> run_result_worker(ClusterOptions o, Event& stop) {
         warn("result worker: result " + entry.id + ": " + e.what());
         continue;
       }
-      if (out.result) co_await writer.write(out.status.project, *out.result);
+      if (out.result) {
+        if (co_await already_stored(*store, out.status.project, *out.result))
+          co_await store->upsert(out.status.project, *out.result);
+        else
+          co_await writer.write(out.status.project, *out.result);
+      }
       settled.push_back(entry.id);
     }
     co_await writer.checkpoint();

@@ -1,10 +1,16 @@
 // The engine split over processes: a project crawled by 1 scheduler, 3 fetchers, 2 processors
 // and 1 result worker, each its own `squall` process, joined by a real redis-server and a real
-// PostgreSQL 15, gives the same results as `squall run` in one process.
+// PostgreSQL 15, gives the same results as `squall run` in one process, and the same crawl
+// completes with each result once while its components are killed -9 and restarted.
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <array>
 #include <chrono>
+#include <fstream>
+#include <random>
 #include <set>
+#include <thread>
 
 #include "cli/run_peer.h"
 #include "squall/engine/engine_store.h"
@@ -34,6 +40,21 @@ class Handler(BaseHandler):
             self.crawl(each.attr.href, callback=self.detail_page)
 
     def detail_page(self, response):
+        return {"url": response.url, "title": response.doc("title").text()}
+)";
+
+// 400 pages, each a result; the pages from 300 on are served only once the test opens the gate.
+constexpr const char* kChainProject = R"(
+from pyspider.libs.base_handler import *
+
+
+class Handler(BaseHandler):
+    def on_start(self):
+        self.crawl("{ORIGIN}/chain/0?to=400&hold=300", callback=self.chain_page)
+
+    def chain_page(self, response):
+        for each in response.doc('a[href^="http"]').items():
+            self.crawl(each.attr.href, callback=self.chain_page)
         return {"url": response.url, "title": response.doc("title").text()}
 )";
 
@@ -93,6 +114,149 @@ TEST_F(Cluster, SevenProcessesOverRedisAndPostgresqlGiveTheResultsOfOneSquallRun
   EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Success)], 9)
       << "on_start, the index, six pages, on_finished";
   EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Pending)], 0);
+}
+
+// kill -9 at random moments, each of the four roles at least 5 times, each killed process
+// restarted at once with its flags (the scheduler without --fresh, which would start the crawl
+// over). The pages from 300 on wait for the kills to be over, so the crawl cannot end first.
+TEST_F(Cluster, ACrawlWhoseComponentsAreKilledAndRestartedStoresEveryResultOnce) {
+  RunPeer site;
+  TempDir work;
+  work.write("chain.py", with_origin(kChainProject, site.origin));
+  test::RedisServer redis;
+  std::string db = pg().url();
+  std::vector<std::string> common = {"--redis", redis.url(0), "--namespace",      "chain",
+                                     "--lease", "1",          "--max-deliveries", "50"};
+  struct Component {
+    std::vector<std::string> argv;
+    Process process;
+  };
+  auto argv_of = [&](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), test::squall_binary());
+    argv.insert(argv.end(), common.begin(), common.end());
+    return argv;
+  };
+  std::vector<Component> fetchers, processors;
+  for (int i = 0; i < 3; ++i)
+    fetchers.push_back({argv_of({"fetcher", "-c", "4", "--per-host", "4"}), {}});
+  for (int i = 0; i < 2; ++i) processors.push_back({argv_of({"processor", "chain.py"}), {}});
+  Component worker{argv_of({"result-worker", "--taskdb", db, "--results", "chain.jsonl"}), {}};
+  Component scheduler{argv_of({"scheduler", "chain.py", "--taskdb", db}), {}};
+  for (auto* group : {&fetchers, &processors})
+    for (Component& c : *group) c.process = Process::start(c.argv, work.path());
+  worker.process = Process::start(worker.argv, work.path());
+  std::vector<std::string> fresh = scheduler.argv;
+  fresh.push_back("--fresh");
+  scheduler.process = Process::start(fresh, work.path());
+
+  std::random_device seed_source;
+  const unsigned seed = seed_source();
+  SCOPED_TRACE("kill order seed " + std::to_string(seed));
+  std::mt19937 random(seed);
+  const std::array<const char*, 4> roles = {"fetcher", "processor", "scheduler", "result worker"};
+  std::array<int, 4> kills = {0, 0, 0, 0};
+  while (*std::min_element(kills.begin(), kills.end()) < 5) {
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(50, 400)(random)));
+    size_t role = std::uniform_int_distribution<size_t>(0, 3)(random);
+    Component* victim = role == 0   ? &fetchers[random() % fetchers.size()]
+                        : role == 1 ? &processors[random() % processors.size()]
+                        : role == 2 ? &scheduler
+                                    : &worker;
+    ASSERT_TRUE(victim->process.running())
+        << roles[role] << " ended before the crawl could: " << victim->process.output();
+    victim->process.stop(SIGKILL);
+    victim->process = Process::start(victim->argv, work.path());
+    ++kills[role];
+  }
+  std::ofstream(site.dir.path() / "open").put('\n');
+
+  int status = scheduler.process.wait(120s);
+  ASSERT_EQ(test::exit_status(status), 0) << scheduler.process.output();
+  for (auto* group : {&fetchers, &processors})
+    for (Component& c : *group)
+      EXPECT_EQ(test::exit_status(c.process.wait(60s)), 0) << c.process.output();
+  EXPECT_EQ(test::exit_status(worker.process.wait(60s)), 0) << worker.process.output();
+
+  // Every page's result once in the store and once in the export.
+  auto stored = [&]() -> Task<std::pair<int64_t, CounterValues>> {
+    EngineStoreOptions keep;
+    auto store = co_await open_engine_store(db, keep);
+    co_return std::make_pair(co_await store->count("chain"), co_await store->recount("chain"));
+  };
+  auto [results, tasks] = run(stored());
+  EXPECT_EQ(results, 400);
+  std::map<std::string, int> lines;
+  std::ifstream in(work.path() / "chain.jsonl");
+  for (std::string line; std::getline(in, line);)
+    ++lines[nlohmann::json::parse(line).at("taskid").get<std::string>()];
+  EXPECT_EQ(lines.size(), 400u);
+  for (const auto& [taskid, count] : lines) EXPECT_EQ(count, 1) << taskid;
+
+  // No task lost: every one done, none left active.
+  EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Success)], 402)
+      << "on_start, 400 pages, on_finished";
+  EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Pending)], 0);
+  EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Failed)], 0);
+
+  // A page is fetched again only for a fetcher or a scheduler killed while it was in flight.
+  std::map<std::string, int> fetches;
+  for (const nlohmann::json& r : site.requests())
+    if (std::string path = r["path"]; path.starts_with("/chain/")) ++fetches[path];
+  EXPECT_EQ(fetches.size(), 400u);
+  const int bound = 1 + kills[0] + kills[2];
+  for (const auto& [path, count] : fetches) EXPECT_LE(count, bound) << path;
+}
+
+// A second scheduler of the project stands by while the first one runs, dispatching nothing,
+// and takes the crawl over once the first one is killed.
+TEST_F(Cluster, ASecondSchedulerStandsByAndTakesOverWhenTheFirstIsKilled) {
+  RunPeer site;
+  TempDir work;
+  work.write("chain.py", with_origin(kChainProject, site.origin));
+  test::RedisServer redis;
+  std::string db = pg().url();
+  std::vector<std::string> common = {"--redis", redis.url(0), "--namespace",
+                                     "standby", "--lease",    "1"};
+  auto start = [&](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), test::squall_binary());
+    argv.insert(argv.end(), common.begin(), common.end());
+    return Process::start(argv, work.path());
+  };
+  std::vector<Process> others;
+  for (int i = 0; i < 2; ++i) others.push_back(start({"fetcher", "-c", "4", "--per-host", "4"}));
+  others.push_back(start({"processor", "chain.py"}));
+  others.push_back(start({"result-worker", "--taskdb", db, "--results", "chain.jsonl"}));
+  Process first = start({"scheduler", "chain.py", "--taskdb", db, "--fresh"});
+  // The first one holds the project once pages are being fetched.
+  for (int i = 0; i < 600 && site.requests().size() < 50; ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_GE(site.requests().size(), 50u) << first.output();
+  Process second = start({"scheduler", "chain.py", "--taskdb", db});
+  std::string said = test::await_output(second, "standing by");
+  ASSERT_TRUE(contains(said, "is run by another scheduler")) << said;
+  EXPECT_FALSE(contains(said, "taking over")) << said;
+  first.stop(SIGKILL);
+  std::ofstream(site.dir.path() / "open").put('\n');
+
+  ASSERT_EQ(test::exit_status(second.wait(120s)), 0) << second.output();
+  EXPECT_TRUE(contains(second.output(), "is ours now: taking over")) << second.output();
+  for (Process& p : others) EXPECT_EQ(test::exit_status(p.wait(60s)), 0) << p.output();
+
+  auto stored = [&]() -> Task<std::pair<int64_t, CounterValues>> {
+    EngineStoreOptions keep;
+    auto store = co_await open_engine_store(db, keep);
+    co_return std::make_pair(co_await store->count("chain"), co_await store->recount("chain"));
+  };
+  auto [results, tasks] = run(stored());
+  EXPECT_EQ(results, 400);
+  EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Success)], 402);
+  EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Pending)], 0);
+  // Only what the first one had in flight when it died is fetched twice.
+  std::map<std::string, int> fetches;
+  for (const nlohmann::json& r : site.requests())
+    if (std::string path = r["path"]; path.starts_with("/chain/")) ++fetches[path];
+  EXPECT_EQ(fetches.size(), 400u);
+  for (const auto& [path, count] : fetches) EXPECT_LE(count, 2) << path;
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 /page/NAME?links=a,b    HTML titled NAME with links to /page/a and /page/b
 /chain/N?to=M           HTML titled chain N, linking to /chain/N*10+1 .. N*10+10 below M
+/chain/N?to=M&hold=K    the same (its links carry hold=K), but when N >= K only once a file
+                        named "open" is beside LOG
 /flaky/KEY?fail=N       500 for the first N requests of KEY, then a page
 /etag                   a page with an ETag and a Last-Modified; 304 when the request has them
 /latin1                 an ISO-8859-1 page that says so only in its <meta>
@@ -15,6 +17,7 @@
 Each logged request also has `body_hex`, the body's bytes in hexadecimal.
 """
 import json
+import os
 import sys
 import threading
 import time
@@ -70,10 +73,16 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, html + "</body></html>")
         elif parts[0] == "chain":
             n, to = int(parts[1]), int(query.get("to", ["0"])[0])
+            hold = query.get("hold", [""])[0]
+            if hold and n >= int(hold):
+                gate = os.path.join(os.path.dirname(os.path.abspath(sys.argv[2])), "open")
+                while not os.path.exists(gate):
+                    time.sleep(0.02)
+            carried = "&hold=" + hold if hold else ""
             html = "<html><head><title>chain %d</title></head><body>" % n
             for k in range(n * 10 + 1, n * 10 + 11):
                 if k < to:
-                    html += '<a href="/chain/%d?to=%d">%d</a>' % (k, to, k)
+                    html += '<a href="/chain/%d?to=%d%s">%d</a>' % (k, to, carried, k)
             self.send(200, html + "</body></html>")
         elif parts[0] == "flaky":
             with LOCK:

@@ -25,7 +25,8 @@ struct ComponentCommand {
   size_t per_host = 2;
   std::string user_agent = "squall-crawler/1.0";
   bool ignore_robots = false;
-  double lease = 30;          // seconds
+  double lease = 30;  // seconds
+  int max_deliveries = 5;
   bool keep_running = false;  // not leaving when the crawl is done
 };
 

@@ -22,11 +22,20 @@
 //   pushed, the scheduler after the outcomes are committed to the task store, the result worker
 //   after the results are committed to the result store. A component killed at any moment
 //   leaves its entries pending; after the lease (30 s) another component of its kind takes
-//   them again. A fetcher renews the leases of the fetches it still runs.
+//   them again. A fetcher renews the leases of the fetches it still runs. A task a fetcher
+//   takes again while it fetches it (dispatched again by a restarted scheduler, or its lease
+//   passed) is fetched once, and its page goes on once per token.
 // - The scheduler applies an outcome only with the token it dispatched (scheduler.h), so an
 //   outcome delivered twice, or one of a task dispatched by a scheduler since restarted, changes
-//   nothing; a restarted scheduler dispatches again what its store holds as active. A result is
-//   upserted by taskid. Re-fetches are bounded by what was in flight.
+//   nothing: each scheduler process counts its tokens up from a random 64-bit base, so a dead
+//   one's never match a live one's. A restarted scheduler dispatches again what its store holds
+//   as active. Re-fetches are bounded by what was in flight: a page is fetched at most once more
+//   for each fetcher or scheduler killed while it was in flight.
+// - A result is upserted by taskid. One equal to the result the store holds for its task (the
+//   same page processed again after a kill) is upserted but not exported again, and a killed
+//   result worker's export is cut back to what the store committed (result_worker.h): the JSON
+//   lines export has each result once. A page whose result changed between two fetches gets a
+//   line for each.
 // - Backpressure: the scheduler dispatches only while the fetch stream's room (entries not yet
 //   taken, against `queue_bound`) allows; fetchers take only what their free slots hold.
 //
@@ -34,13 +43,27 @@
 // project has anything left, on_finished; then it marks the crawl done ("squall:NS:done") and,
 // with exit_when_done, returns. The other components return, with exit_when_done, once the crawl
 // is marked done and their input stream has nothing left for them; a new scheduler's start clears
-// the mark. `stop` set ends any of them within a second: a fetcher drops what it fetches (its
-// entries come back to the others after the lease).
+// the mark. A scheduler that starts on a crawl marked done (its predecessor was killed after
+// marking it) runs on_finished again only if it finds something more to do, since the other
+// components may have left. `stop` set ends any of them within a second: a fetcher drops what it
+// fetches (its entries come back to the others after the lease).
 //
-// One scheduler runs a project at a time (the store's claim_project); a second one waits for
-// the first's claim to go. The projects' @every jobs run only in the embedded engine for now.
-// A task whose host is unavailable (its robots.txt could not be fetched) fails its try here,
-// where the embedded engine parks it untried.
+// Redis restarting: each command is retried by the client on a new connection where it is
+// safe (stream_queue.h); a take cut off by the connection's end gives nothing and is made again,
+// what it may have delivered coming back after the lease. With appendfsync everysec a Redis
+// that crashes (not a clean stop) loses up to its last second of writes (stream_queue.h says what
+// each loss is). A lost push to the fetch stream leaves a task active in the scheduler, which
+// dispatches it again after SchedulerOptions::processing_timeout (600 s by default, not yet a
+// flag of `squall scheduler`; a cluster whose Redis may crash wants it a few leases long).
+// Not yet proven by a test: a whole crawl across a Redis restart. PostgreSQL restarting is not
+// survived yet: the scheduler and the result worker end with the store's Closed error, and are
+// restarted to continue from their last commit.
+//
+// One scheduler runs a project at a time (the store's claim_project): a second one stands by,
+// saying so in a log line, touching nothing, and takes over once the first one's claim goes (it
+// ends, or dies and its connection to the store with it). The projects' @every jobs run only in the
+// embedded engine for now. A task whose host is unavailable (its robots.txt could not be fetched)
+// fails its try here, where the embedded engine parks it untried.
 #pragma once
 
 #include <cstddef>
@@ -72,7 +95,7 @@ struct ClusterOptions {
   size_t batch = 64;            // entries taken from a stream at once
   uint64_t queue_bound = 100;   // the fetch stream's room: dispatched and not yet taken
   Duration lease = std::chrono::seconds(30);
-  int max_deliveries = 5;
+  int max_deliveries = 5;  // of one entry, before it goes to the dead letters
   bool exit_when_done = true;
   SchedulerOptions scheduler;
   FetcherOptions fetcher;
