@@ -103,7 +103,11 @@ CLI::App* add_component_command(CLI::App& app, squall::cli::ComponentCommand& c,
   }
   if (role == "fetcher") {
     cmd->add_option("-c,--concurrency", c.concurrency, "fetches in flight")->capture_default_str();
-    cmd->add_option("--per-host", c.per_host, "fetches in flight per host")->capture_default_str();
+    cmd->add_option("--per-host", c.per_host,
+                    "fetches in flight per host, across every fetcher of the crawl")
+        ->capture_default_str();
+    cmd->add_option("--delay", c.delay,
+                    "seconds between two fetches of a host, across every fetcher of the crawl");
     cmd->add_option("--user-agent", c.user_agent, "User-Agent and robots.txt token")
         ->capture_default_str();
     cmd->add_flag("--ignore-robots", c.ignore_robots, "do not fetch or obey robots.txt");

@@ -27,11 +27,11 @@ int run_component(const ComponentCommand& c, std::ostream& err) {
     err << name << ": give the project script (squall " << c.role << " PROJECT.py)\n";
     return kUsage;
   }
-  if (c.concurrency == 0 || c.per_host == 0 || c.max_deliveries < 1 ||
+  if (c.concurrency == 0 || c.per_host == 0 || c.max_deliveries < 1 || !(c.delay >= 0) ||
       !(c.lease >= 0.01 && c.lease < 1e6)) {
     err << name
         << ": --concurrency, --per-host and --max-deliveries must be at least 1, --lease 0.01 s "
-           "or more\n";
+           "or more, --delay 0 or more\n";
     return kUsage;
   }
   ClusterOptions o;
@@ -44,6 +44,7 @@ int run_component(const ComponentCommand& c, std::ostream& err) {
   o.concurrency = c.concurrency;
   o.fetcher.user_agent = c.user_agent;
   o.hosts.per_host = c.per_host;
+  o.hosts.delay = c.delay;
   o.hosts.obey_robots = !c.ignore_robots;
   o.lease = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(c.lease));
   o.max_deliveries = c.max_deliveries;

@@ -16,8 +16,10 @@
 #include "squall/engine/component_registry.h"
 #include "squall/engine/engine_message.h"
 #include "squall/engine/engine_store.h"
+#include "squall/engine/host_leases.h"
 #include "squall/engine/processor.h"
 #include "squall/engine/result_worker.h"
+#include "squall/engine/shared_robots.h"
 #include "squall/engine/stream_queue.h"
 #include "squall/engine/token_bucket.h"
 #include "squall/net/redis.h"
@@ -336,9 +338,24 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
       if (!sent) ++summary.handled;
     }
   };
+  // Politeness and robots.txt shared by every fetcher of the crawl, through Redis.
+  HostLeasesOptions lo;
+  lo.ns = o.ns;
+  lo.per_host = std::max<size_t>(1, o.hosts.per_host);
+  lo.delay = o.hosts.delay;
+  // A killed fetcher's host slots and robots.txt lock pass to the others after a lease, as its
+  // stream entries do (a running fetch renews its slot every third of it).
+  lo.lease_ttl = o.lease;
+  HostLeases leases(redis, lo);
+  SharedRobotsOptions ro;
+  ro.ns = o.ns;
+  ro.lock_ttl = o.lease;
+  SharedRobots robots(redis, ro);
   FetchStageOptions hosts = o.hosts;
   hosts.capacity = concurrency * 2;
   hosts.user_agent = fetcher.options().user_agent;
+  hosts.host_leases = &leases;
+  hosts.shared_robots = &robots;
   Event room;
   std::vector<TaskHandle<void>> parked;
   FetchStage stage(

@@ -259,5 +259,63 @@ TEST_F(Cluster, ASecondSchedulerStandsByAndTakesOverWhenTheFirstIsKilled) {
   for (const auto& [path, count] : fetches) EXPECT_LE(count, 2) << path;
 }
 
+constexpr const char* kPoliteProject = R"(
+from pyspider.libs.base_handler import *
+
+
+class Handler(BaseHandler):
+    def on_start(self):
+        for i in range(12):
+            self.crawl("{ORIGIN}/page/p%d" % i, callback=self.page)
+
+    def page(self, response):
+        return {"url": response.url}
+)";
+
+TEST_F(Cluster, ThreeFetchersKeepPerHostAndTheDelayTogetherAndReadRobotsTxtOnce) {
+  RunPeer site;
+  TempDir work;
+  work.write("polite.py", with_origin(kPoliteProject, site.origin));
+  test::RedisServer redis;
+  std::string db = pg().url();
+  std::vector<std::string> common = {"--redis", redis.url(0), "--namespace", "polite"};
+  auto start = [&](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), test::squall_binary());
+    argv.insert(argv.end(), common.begin(), common.end());
+    return Process::start(argv, work.path());
+  };
+  std::vector<Process> others;
+  for (int i = 0; i < 3; ++i)
+    others.push_back(start({"fetcher", "-c", "4", "--per-host", "1", "--delay", "0.2"}));
+  others.push_back(start({"processor", "polite.py"}));
+  others.push_back(start({"result-worker", "--taskdb", db}));
+  Process scheduler = start({"scheduler", "polite.py", "--taskdb", db, "--fresh"});
+  ASSERT_EQ(test::exit_status(scheduler.wait(120s)), 0) << scheduler.output();
+  for (Process& p : others) EXPECT_EQ(test::exit_status(p.wait(60s)), 0) << p.output();
+
+  // The site's own log: requests in the order they came, each with how many were being answered.
+  std::vector<nlohmann::json> asked = site.requests();
+  int robots = 0, pages = 0;
+  double last = 0;
+  for (const nlohmann::json& r : asked) {
+    std::string path = r["path"];
+    if (path == "/robots.txt") {
+      ++robots;
+    } else if (path.starts_with("/page/p")) {
+      ++pages;
+    } else {
+      continue;
+    }
+    EXPECT_EQ(r["in_flight"], 1) << path << " came while another request was being answered";
+    double at = r["time"];
+    if (last > 0) {
+      EXPECT_GE(at - last, 0.2 - 1e-3) << path << " started " << at - last << " s after the last";
+    }
+    last = at;
+  }
+  EXPECT_EQ(robots, 1) << "robots.txt is fetched once for every fetcher";
+  EXPECT_EQ(pages, 12);
+}
+
 }  // namespace
 }  // namespace squall

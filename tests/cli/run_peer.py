@@ -1,6 +1,7 @@
 """The site `squall run`'s tests crawl: Python's http.server on loopback, logging each request.
 
-    python3 run_peer.py PORT LOG   # LOG: a JSON line per request (time, method, path, headers, body)
+    python3 run_peer.py PORT LOG   # LOG: a JSON line per request (time, in_flight, method, path,
+                                   # headers, body)
 
 /page/NAME?links=a,b    HTML titled NAME with links to /page/a and /page/b
 /chain/N?to=M           HTML titled chain N, linking to /chain/N*10+1 .. N*10+10 below M
@@ -25,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 LOCK = threading.Lock()
+IN_FLIGHT = 0  # requests being answered, this one included, as each is logged
 FAILS = {}
 ETAG = '"v1"'
 LAST_MODIFIED = "Wed, 01 Jan 2025 00:00:00 GMT"
@@ -48,7 +50,12 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def record(self, body):
-        entry = {"time": time.time(), "method": self.command, "path": self.path,
+        global IN_FLIGHT
+        with LOCK:
+            IN_FLIGHT += 1
+            in_flight = IN_FLIGHT
+        entry = {"time": time.time(), "in_flight": in_flight, "method": self.command,
+                 "path": self.path,
                  "headers": {k.lower(): v for k, v in self.headers.items()},
                  "body": body.decode("utf-8", "replace"), "body_hex": body.hex()}
         with LOCK, open(sys.argv[2], "a") as log:
@@ -62,7 +69,15 @@ class Handler(BaseHTTPRequestHandler):
         self.handle_any(self.rfile.read(length))
 
     def handle_any(self, body):
+        global IN_FLIGHT
         self.record(body)
+        try:
+            self.answer(body)
+        finally:
+            with LOCK:
+                IN_FLIGHT -= 1
+
+    def answer(self, body):
         url = urlsplit(self.path)
         query = parse_qs(url.query)
         parts = url.path.strip("/").split("/")

@@ -23,6 +23,7 @@ struct ComponentCommand {
   bool fresh = false;
   size_t concurrency = 10;
   size_t per_host = 2;
+  double delay = 0;  // seconds between two fetches of a host, across every fetcher
   std::string user_agent = "squall-crawler/1.0";
   bool ignore_robots = false;
   double lease = 30;  // seconds

@@ -61,7 +61,12 @@
 //
 // One scheduler runs a project at a time (the store's claim_project): a second one stands by,
 // saying so in a log line, touching nothing, and takes over once the first one's claim goes (it
-// ends, or dies and its connection to the store with it). The projects' @every jobs run only in the
+// ends, or dies and its connection to the store with it).
+//
+// Politeness holds across every fetcher of the crawl: each host's slots (per_host) and the delay
+// between its fetches are leased in Redis (host_leases.h), and its robots.txt is fetched by one
+// fetcher and shared (shared_robots.h); a killed fetcher's slots and robots.txt lock pass to the
+// others after a lease. The projects' @every jobs run only in the
 // embedded engine for now. A task whose host is unavailable (its robots.txt could not be fetched)
 // fails its try here, where the embedded engine parks it untried.
 #pragma once
