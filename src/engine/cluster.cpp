@@ -99,6 +99,19 @@ uint64_t token_base() {
          static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
 }
 
+// A fetched page a processor took, and what its project's runtime made of it.
+struct ProcessItem {
+  std::string id;  // its stream entry
+  FetchedTask fetched;
+  ProjectRuntime* runtime = nullptr;
+  ProcessOutput output;
+};
+
+Task<void> process_into(ProcessItem& item) {
+  item.output =
+      co_await item.runtime->process(item.fetched.dispatch, std::move(item.fetched.result));
+}
+
 void warn(const std::string& what) {
   log(LogLevel::Warning, what);
 }
@@ -455,8 +468,11 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
       if (co_await may_leave(redis, o, *process)) break;
       continue;
     }
-    std::vector<std::string> outs, stored, settled;
-    for (const StreamDelivery& entry : batch) {
+    // Decoded first, then processed: as many at once as the runtime takes (a runtime on a thread
+    // of its own finds the next page waiting), the outputs kept in the batch's order.
+    std::vector<ProcessItem> items;
+    items.reserve(batch.size());
+    for (StreamDelivery& entry : batch) {
       FetchedTask f;
       try {
         f = decode_fetched(entry.payload);
@@ -471,7 +487,25 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
              "', which this processor does not run");
         continue;
       }
-      ProcessOutput out = co_await it->second->process(f.dispatch, std::move(f.result));
+      ProcessItem item;
+      item.id = std::move(entry.id);
+      item.fetched = std::move(f);
+      item.runtime = it->second;
+      items.push_back(std::move(item));
+    }
+    for (size_t at = 0; at < items.size();) {
+      size_t wave = std::max<size_t>(1, items[at].runtime->processing_slots());
+      std::vector<TaskHandle<void>> running;
+      for (size_t i = at; i < items.size() && i < at + wave; ++i)
+        running.push_back(spawn(process_into(items[i])));
+      for (TaskHandle<void>& h : running) co_await h.join();
+      for (TaskHandle<void>& h : running)
+        if (std::exception_ptr e = h.exception()) std::rethrow_exception(e);
+      at += running.size();
+    }
+    std::vector<std::string> outs, stored, settled;
+    for (ProcessItem& item : items) {
+      ProcessOutput& out = item.output;
       if (out.result) {
         out.result->updatetime = wall_clock_seconds();
         ProcessOutput result_only;
@@ -482,7 +516,7 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
         out.result.reset();
       }
       outs.push_back(encode_output(out));
-      settled.push_back(entry.id);
+      settled.push_back(item.id);
     }
     co_await outcomes->push(outs);
     co_await results->push(stored);
