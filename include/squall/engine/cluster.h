@@ -66,9 +66,12 @@
 // Politeness holds across every fetcher of the crawl: each host's slots (per_host) and the delay
 // between its fetches are leased in Redis (host_leases.h), and its robots.txt is fetched by one
 // fetcher and shared (shared_robots.h); a killed fetcher's slots and robots.txt lock pass to the
-// others after a lease. The projects' @every jobs run only in the
-// embedded engine for now. A task whose host is unavailable (its robots.txt could not be fetched)
-// fails its try here, where the embedded engine parks it untried.
+// others after a lease.
+//
+// Not yet here: the projects' @every jobs (they run in the embedded engine only). A task whose
+// host is unavailable (its robots.txt could not be fetched) fails its try here, where the
+// embedded engine parks it untried. A scheduler started with `fresh` drops the store's tables as
+// it opens it, before it claims the project: never give it to a second, standing-by scheduler.
 #pragma once
 
 #include <cstddef>
