@@ -2,6 +2,7 @@
 #include "squall/engine/cluster.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -112,6 +113,19 @@ Task<void> process_into(ProcessItem& item) {
       co_await item.runtime->process(item.fetched.dispatch, std::move(item.fetched.result));
 }
 
+// The registry a component joins: the crawl's namespace, heartbeats on its lease.
+ComponentRegistryOptions registry_options(const ClusterOptions& o) {
+  ComponentRegistryOptions reg;
+  reg.ns = o.ns;
+  reg.lease = o.lease;
+  return reg;
+}
+
+// What a component says of itself at each heartbeat: the work it has done.
+std::function<ComponentReport()> report_of(const ComponentSummary& summary) {
+  return [&summary] { return ComponentReport{summary.handled, 0}; };
+}
+
 void warn(const std::string& what) {
   log(LogLevel::Warning, what);
 }
@@ -162,13 +176,8 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
   auto fetch = open_queue(redis, o, "fetch");
   auto outcomes = open_queue(redis, o, "outcome");
   ComponentSummary summary;
-  ComponentRegistryOptions reg;
-  reg.ns = o.ns;
-  reg.lease = o.lease;
-  ComponentRegistry registry(redis, reg);
-  co_await registry.join(ComponentRole::Scheduler, [&summary] {
-    return ComponentReport{summary.handled, 0};
-  });
+  ComponentRegistry registry(redis, registry_options(o));
+  co_await registry.join(ComponentRole::Scheduler, report_of(summary));
   // Nothing is held open while standing by: the running scheduler's transactions go on.
   co_await store->commit();
   for (ProjectRuntime* p : projects)
@@ -296,13 +305,8 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
   auto fetch = open_queue(redis, o, "fetch");
   auto process = open_queue(redis, o, "process");
   ComponentSummary summary;
-  ComponentRegistryOptions reg;
-  reg.ns = o.ns;
-  reg.lease = o.lease;
-  ComponentRegistry registry(redis, reg);
-  co_await registry.join(ComponentRole::Fetcher, [&summary] {
-    return ComponentReport{summary.handled, 0};
-  });
+  ComponentRegistry registry(redis, registry_options(o));
+  co_await registry.join(ComponentRole::Fetcher, report_of(summary));
 
   size_t concurrency = std::max<size_t>(1, o.concurrency);
   FetcherOptions fo = o.fetcher;
@@ -452,13 +456,8 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
   auto outcomes = open_queue(redis, o, "outcome");
   auto results = open_queue(redis, o, "result");
   ComponentSummary summary;
-  ComponentRegistryOptions reg;
-  reg.ns = o.ns;
-  reg.lease = o.lease;
-  ComponentRegistry registry(redis, reg);
-  co_await registry.join(ComponentRole::Processor, [&summary] {
-    return ComponentReport{summary.handled, 0};
-  });
+  ComponentRegistry registry(redis, registry_options(o));
+  co_await registry.join(ComponentRole::Processor, report_of(summary));
   std::map<std::string, ProjectRuntime*> by_name;
   for (ProjectRuntime* p : projects) by_name[p->project()] = p;
 
@@ -544,13 +543,8 @@ Task<ComponentSummary> run_result_worker(ClusterOptions o, Event& stop) {
   co_await store->commit();
   auto results = open_queue(redis, o, "result");
   ComponentSummary summary;
-  ComponentRegistryOptions reg;
-  reg.ns = o.ns;
-  reg.lease = o.lease;
-  ComponentRegistry registry(redis, reg);
-  co_await registry.join(ComponentRole::ResultWorker, [&summary] {
-    return ComponentReport{summary.handled, 0};
-  });
+  ComponentRegistry registry(redis, registry_options(o));
+  co_await registry.join(ComponentRole::ResultWorker, report_of(summary));
 
   while (!stop.is_set()) {
     std::vector<StreamDelivery> batch = co_await take(*results, o.batch, kTakeBlock);
