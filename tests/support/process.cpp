@@ -1,4 +1,4 @@
-// Child processes for real peers: posix_spawn, a log file per process, polite stops.
+// Child processes for real peers: fork and exec, a log file per process, polite stops.
 #include "support/process.h"
 
 #include <arpa/inet.h>
@@ -6,9 +6,9 @@
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
-#include <spawn.h>
 #include <strings.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -24,8 +24,6 @@
 #include <stdexcept>
 #include <thread>
 #include <utility>
-
-extern char** environ;
 
 namespace squall::test {
 
@@ -68,20 +66,59 @@ Process Process::start(const std::vector<std::string>& argv, const fs::path& wor
   static std::mt19937_64 rng{std::random_device{}()};
   p.log_ = fs::temp_directory_path() /
            ("squall-peer-" + std::to_string(getpid()) + "-" + std::to_string(rng()) + ".log");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, p.log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  if (!workdir.empty()) posix_spawn_file_actions_addchdir_np(&actions, workdir.c_str());
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  int rc = posix_spawnp(&p.pid_, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
+  // The child tells an exec that failed through this pipe (its errno); one that succeeded closes
+  // it (O_CLOEXEC) with nothing written.
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0)
+    throw std::runtime_error("pipe2: " + std::string(strerror(errno)));
+  const pid_t parent = getpid();
+  const char* log_path = p.log_.c_str();
+  const char* dir = workdir.empty() ? nullptr : workdir.c_str();
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    close(report[0]);
+    close(report[1]);
+    throw std::runtime_error("cannot start " + argv[0] + ": fork: " + strerror(e));
+  }
+  if (pid == 0) {
+    // Only async-signal-safe calls from here to exec: the test may have threads.
+    close(report[0]);
+    // A peer dies with its test: a test binary killed by a timeout leaves no server behind.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int e = 0;
+    if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
+        (dir && chdir(dir) != 0))
+      e = errno;
+    if (e == 0) {
+      if (in > 2) close(in);
+      if (out > 2) close(out);
+      execvp(args[0], args.data());
+      e = errno;
+    }
+    ssize_t ignored = write(report[1], &e, sizeof e);
+    (void)ignored;
+    _exit(127);
+  }
+  close(report[1]);
+  int e = 0;
+  ssize_t n;
+  do {
+    n = read(report[0], &e, sizeof e);
+  } while (n < 0 && errno == EINTR);
+  close(report[0]);
+  p.pid_ = pid;
+  if (n == static_cast<ssize_t>(sizeof e)) {
+    int status = 0;
+    waitpid(pid, &status, 0);
     p.pid_ = -1;
-    throw std::runtime_error("cannot start " + argv[0] + ": " + strerror(rc));
+    throw std::runtime_error("cannot start " + argv[0] + ": " + strerror(e));
   }
   return p;
 }

@@ -38,7 +38,9 @@ class TempDir {
 // The whole contents of a file ("" if it cannot be read).
 std::string read_file(const std::filesystem::path& path);
 
-// A child process; its stdout and stderr go to one file that output() reads.
+// A child process; its stdout and stderr go to one file that output() reads. It is killed
+// (SIGKILL) when the thread that started it ends, so a test binary killed by a timeout leaves no
+// peer running: start a process that must outlive a thread from a thread that outlives it.
 class Process {
  public:
   Process() = default;
