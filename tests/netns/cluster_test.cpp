@@ -308,9 +308,11 @@ TEST_F(ClusterOnHosts, AFetcherCutOffWhileItHoldsWorkLosesItsLeasesToTheOthers) 
     if (n >= 0) ++fetches[n];
     double at = r["time"];
     if (r["client"] == cut_address) {
-      EXPECT_LT(at, cut_at) << r["path"] << " came from the host that was cut off";
+      EXPECT_LT(at, cut_at) << r["path"] << " came from the host that was cut off, " << at - cut_at
+                            << " s after the cut";
     } else {
-      EXPECT_GT(at, cut_at) << r["path"] << " was fetched while fetcher3 held every slot";
+      EXPECT_GT(at, cut_at) << r["path"] << " was fetched while fetcher3 held every slot, "
+                            << cut_at - at << " s before the cut";
       if (first_after_cut == 0 || at < first_after_cut) first_after_cut = at;
       if (held_pages.count(n)) refetched.insert(n);
     }
