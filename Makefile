@@ -14,7 +14,7 @@ export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
 endif
 
-.PHONY: all bootstrap release asan demo test fresh-check bench fuzz format format-check clean
+.PHONY: all bootstrap release asan demo test test-netns fresh-check bench fuzz format format-check clean
 
 all: release
 
@@ -35,6 +35,13 @@ test: bootstrap format-check
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j$(JOBS)
 	@ctest --preset asan
+
+# The engine's components on hosts of their own (network namespaces; needs root, skips without):
+# the tests labelled netns, which make test runs too.
+test-netns: bootstrap
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release --target netns_cluster_test -j$(JOBS)
+	@ctest --preset release -L netns
 
 # make demo and make test on a fresh minimal Debian 12 chroot (root; KEEP=1 keeps the chroot)
 fresh-check:

@@ -23,21 +23,26 @@ inline void suppress_interpreter_leaks() {
   ::setenv("LSAN_OPTIONS", "suppressions=" SQUALL_SOURCE_DIR "/tests/cli/run_lsan.supp", 1);
 }
 
-// run_peer.py on a free port; requests() reads back what it was asked.
+// run_peer.py on a free port of `host` (an address of this machine's, or of the network
+// namespace the calling thread is in); requests() reads back what it was asked.
 struct RunPeer {
   TempDir dir;
+  std::string host;
   uint16_t port = free_port();
-  std::string origin = "http://127.0.0.1:" + std::to_string(port);
+  std::string origin;
   Process process;
 
-  RunPeer() {
+  explicit RunPeer(std::string on = "127.0.0.1")
+      : host(std::move(on)), origin("http://" + host + ":" + std::to_string(port)) {
     suppress_interpreter_leaks();
-    process = Process::start({"/usr/bin/python3", SQUALL_SOURCE_DIR "/tests/cli/run_peer.py",
-                              std::to_string(port), (dir.path() / "requests.jsonl").string()});
-    wait_for_port(port, "run_peer.py", &process);
+    process =
+        Process::start({"/usr/bin/python3", SQUALL_SOURCE_DIR "/tests/cli/run_peer.py",
+                        std::to_string(port), (dir.path() / "requests.jsonl").string(), host});
+    wait_for_port(port, "run_peer.py", &process, std::chrono::seconds(15), host);
   }
 
-  // Each request so far: {method, path, headers (lower-case names), body}.
+  // Each request so far: {time, in_flight, client (its address), method, path, headers
+  // (lower-case names), body, body_hex}.
   std::vector<nlohmann::json> requests() const {
     std::vector<nlohmann::json> out;
     std::ifstream in(dir.path() / "requests.jsonl");

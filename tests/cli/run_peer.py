@@ -1,7 +1,7 @@
 """The site `squall run`'s tests crawl: Python's http.server on loopback, logging each request.
 
-    python3 run_peer.py PORT LOG   # LOG: a JSON line per request (time, in_flight, method, path,
-                                   # headers, body)
+    python3 run_peer.py PORT LOG [HOST]  # LOG: a JSON line per request (time, in_flight, client,
+                                         # method, path, headers, body); HOST: 127.0.0.1
 
 /page/NAME?links=a,b    HTML titled NAME with links to /page/a and /page/b
 /chain/N?to=M           HTML titled chain N, linking to /chain/N*10+1 .. N*10+10 below M
@@ -54,7 +54,8 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             IN_FLIGHT += 1
             in_flight = IN_FLIGHT
-        entry = {"time": time.time(), "in_flight": in_flight, "method": self.command,
+        entry = {"time": time.time(), "in_flight": in_flight,
+                 "client": self.client_address[0], "method": self.command,
                  "path": self.path,
                  "headers": {k.lower(): v for k, v in self.headers.items()},
                  "body": body.decode("utf-8", "replace"), "body_hex": body.hex()}
@@ -138,6 +139,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 if __name__ == "__main__":
-    server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+    host = sys.argv[3] if len(sys.argv) > 3 else "127.0.0.1"
+    server = ThreadingHTTPServer((host, int(sys.argv[1])), Handler)
     server.daemon_threads = True
     server.serve_forever()

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -22,7 +23,7 @@ const fs::path bin = "/usr/lib/postgresql/15/bin";
 
 }  // namespace
 
-PostgresServer::PostgresServer() {
+PostgresServer::PostgresServer(std::string host) : host_(std::move(host)) {
   if (!fs::exists(bin / "initdb") || !fs::exists(bin / "postgres"))
     throw std::runtime_error("PostgreSQL 15's server is not installed under " + bin.string() +
                              " (package postgresql-15; run scripts/bootstrap)");
@@ -52,6 +53,12 @@ PostgresServer::PostgresServer() {
   if (status != 0)
     throw std::runtime_error("initdb failed (status " + std::to_string(status) + "):\n" +
                              initdb.output());
+  // initdb lets TCP clients in from loopback only.
+  if (host_ != "127.0.0.1") {
+    std::ofstream hba(dir_.path() / "data" / "pg_hba.conf", std::ios::app);
+    hba << "host all all samenet scram-sha-256\n";
+    if (!hba) throw std::runtime_error("cannot add the subnet to pg_hba.conf");
+  }
   start();
 }
 
@@ -68,7 +75,7 @@ std::vector<std::string> PostgresServer::as_owner(std::vector<std::string> argv)
 }
 
 std::string PostgresServer::url() const {
-  return "postgresql://squall:p%40ss%3Aw%2Frd@127.0.0.1:" + std::to_string(port_) + "/postgres";
+  return "postgresql://squall:p%40ss%3Aw%2Frd@" + host_ + ":" + std::to_string(port_) + "/postgres";
 }
 
 void PostgresServer::start() {
@@ -78,7 +85,7 @@ void PostgresServer::start() {
     server_ =
         Process::start(as_owner({(bin / "postgres").string(), "-D", (dir_.path() / "data").string(),
                                  "-p", std::to_string(port_), "-k", dir_.path().string(), "-c",
-                                 "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c",
+                                 "listen_addresses=" + host_, "-c", "fsync=off", "-c",
                                  "synchronous_commit=off", "-c", "full_page_writes=off", "-c",
                                  "max_connections=30", "-c", "shared_buffers=16MB"}),
                        dir_.path());

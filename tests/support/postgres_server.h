@@ -26,13 +26,15 @@ class PostgresServer {
   static constexpr const char* user = "squall";
   static constexpr const char* password = "p@ss:w/rd";
 
-  PostgresServer();
+  // Listens on `host` (an address of this machine's, or of the network namespace the calling
+  // thread is in); other than 127.0.0.1, clients of its subnet ("samenet") may log in too.
+  explicit PostgresServer(std::string host = "127.0.0.1");
   ~PostgresServer();
   PostgresServer(const PostgresServer&) = delete;
   PostgresServer& operator=(const PostgresServer&) = delete;
 
   uint16_t port() const { return port_; }
-  // postgresql://squall:p%40ss%3Aw%2Frd@127.0.0.1:PORT/postgres
+  // postgresql://squall:p%40ss%3Aw%2Frd@HOST:PORT/postgres
   std::string url() const;
 
   // Fast shutdown (SIGINT: sessions are ended, FATAL 57P01), then waits for the exit.
@@ -49,6 +51,7 @@ class PostgresServer {
   std::vector<std::string> as_owner(std::vector<std::string> argv) const;
 
   TempDir dir_;
+  std::string host_;
   std::string owner_;  // the user to run as, or "" for ourselves
   uint16_t port_ = 0;
   Process server_;

@@ -9,7 +9,8 @@ namespace squall::test {
 
 using namespace std::chrono_literals;
 
-RedisServer::RedisServer(std::vector<std::string> extra) : extra_(std::move(extra)) {
+RedisServer::RedisServer(std::vector<std::string> extra, std::string host)
+    : extra_(std::move(extra)), host_(std::move(host)) {
   std::string failed;
   for (int attempt = 0; attempt < 10; ++attempt) {
     port_ = free_port();
@@ -26,7 +27,7 @@ RedisServer::~RedisServer() {
 
 std::string RedisServer::url(int db, const std::string& password) const {
   std::string auth = password.empty() ? "" : ":" + password + "@";
-  return "redis://" + auth + "127.0.0.1:" + std::to_string(port_) + "/" + std::to_string(db);
+  return "redis://" + auth + host_ + ":" + std::to_string(port_) + "/" + std::to_string(db);
 }
 
 void RedisServer::stop() {
@@ -45,7 +46,7 @@ bool RedisServer::try_start() {
                                    "--port",
                                    std::to_string(port_),
                                    "--bind",
-                                   "127.0.0.1",
+                                   host_,
                                    "--dir",
                                    dir_.path().string(),
                                    "--save",
@@ -70,7 +71,7 @@ bool RedisServer::try_start() {
     std::this_thread::sleep_for(5ms);
   }
   if (process_.running()) {
-    wait_for_port(port_, "redis-server", &process_);
+    wait_for_port(port_, "redis-server", &process_, std::chrono::seconds(15), host_);
     return true;
   }
   std::string out = process_.output();

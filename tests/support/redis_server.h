@@ -16,15 +16,16 @@ namespace squall::test {
 
 class RedisServer {
  public:
-  // Starts redis-server with `extra` arguments appended ("--requirepass", "pw"). Throws
+  // Starts redis-server on `host` (an address of this machine's, or of the network namespace the
+  // calling thread is in) with `extra` arguments appended ("--requirepass", "pw"). Throws
   // std::runtime_error with its output if it does not come up.
-  explicit RedisServer(std::vector<std::string> extra = {});
+  explicit RedisServer(std::vector<std::string> extra = {}, std::string host = "127.0.0.1");
   ~RedisServer();
   RedisServer(const RedisServer&) = delete;
   RedisServer& operator=(const RedisServer&) = delete;
 
   uint16_t port() const { return port_; }
-  // redis://127.0.0.1:PORT/db, with ":password@" when given.
+  // redis://HOST:PORT/db, with ":password@" when given.
   std::string url(int db = 0, const std::string& password = "") const;
   // SIGTERM and a wait (redis-server exits once its clients are closed).
   void stop();
@@ -39,6 +40,7 @@ class RedisServer {
 
   TempDir dir_;
   std::vector<std::string> extra_;
+  std::string host_;
   uint16_t port_ = 0;
   Process process_;
 };
