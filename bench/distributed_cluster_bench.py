@@ -25,6 +25,7 @@ Run by scripts/bench.py (`make bench SUITE=distributed`) as
 """
 import argparse
 import asyncio
+import collections
 import json
 import os
 import pwd
@@ -101,7 +102,7 @@ class Postgres:
 
 
 def timed(argvs, work, limit=900):
-    """Starts every argv at once; waits for all. (seconds, [processes])."""
+    """Starts every argv at once; waits for all. (seconds, [CPU seconds of each, user + sys])."""
     start = time.monotonic()
     procs = []
     for i, argv in enumerate(argvs):
@@ -109,21 +110,32 @@ def timed(argvs, work, limit=900):
         procs.append((subprocess.Popen(argv, cwd=work, stdout=subprocess.DEVNULL, stderr=err,
                                        start_new_session=True), err))
     deadline = start + limit
-    for p, err in procs:
-        try:
-            p.wait(timeout=max(1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            for q, _ in procs:
-                stop(q)
-            raise BenchError(f"{' '.join(argvs[0][:3])}... did not end in {limit} s")
-        finally:
+    cpu = [0.0] * len(procs)
+    left = {p.pid: i for i, (p, _) in enumerate(procs)}
+    try:
+        while left:
+            for pid, i in list(left.items()):
+                # wait4 for each process' own rusage; Popen is told the status it reaped.
+                got, status, usage = os.wait4(pid, os.WNOHANG)
+                if got == 0:
+                    continue
+                procs[i][0].returncode = os.waitstatus_to_exitcode(status)
+                cpu[i] = usage.ru_utime + usage.ru_stime
+                del left[pid]
+            if left and time.monotonic() > deadline:
+                for q, _ in procs:
+                    stop(q)
+                raise BenchError(f"{' '.join(argvs[0][:3])}... did not end in {limit} s")
+            time.sleep(0.01)
+    finally:
+        for _, err in procs:
             err.close()
     seconds = time.monotonic() - start
     for i, (p, _) in enumerate(procs):
         if p.returncode != 0:
             with open(os.path.join(work, f"p{i}.stderr")) as f:
                 raise BenchError(f"{' '.join(argvs[i][:3])} exited {p.returncode}: {f.read()[-2000:]}")
-    return seconds
+    return seconds, cpu
 
 
 def cluster_argvs(squall, redis, pg, ns, fetchers, concurrency, per_host):
@@ -137,16 +149,34 @@ def cluster_argvs(squall, redis, pg, ns, fetchers, concurrency, per_host):
     return argvs
 
 
+def cluster_names(fetchers):
+    return ["scheduler"] + ["fetcher"] * fetchers + ["processor", "result-worker"]
+
+
+def command_name(line):
+    """What a MONITOR line's command is: its name, and for a script call (EVALSHA) its first
+    key too, which tells the scripts apart (the namespace's prefix left out)."""
+    words = line[line.index("]") + 1:].split('" "')
+    words = [w.strip().strip('"') for w in words]
+    name = words[0].upper()
+    if name in ("EVALSHA", "EVAL") and len(words) > 3 and words[2] != "0":
+        key = words[3].split(":", 2)[-1]
+        return f"{name} {key.split(':')[0]}:{key.split(':')[-1]}" if ":" in key else f"{name} {key}"
+    if name.startswith("X") and len(words) > 1:
+        return name
+    return name
+
+
 def count_commands(redis, run):
-    """Runs `run` under MONITOR: the commands clients sent (Lua's own left out)."""
+    """Runs `run` under MONITOR: the commands clients sent (Lua's own left out), by name."""
     monitor = subprocess.Popen(["redis-cli", "-p", str(redis.port), "MONITOR"],
                                stdout=subprocess.PIPE, text=True)
-    counted = [0]
+    counted = collections.Counter()
 
     def read():
         for line in monitor.stdout:
             if '"' in line and "[" in line and " lua]" not in line:
-                counted[0] += 1
+                counted[command_name(line)] += 1
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     time.sleep(0.3)
@@ -156,7 +186,12 @@ def count_commands(redis, run):
         time.sleep(0.3)
         monitor.terminate()
         reader.join(5)
-    return counted[0]
+    return counted
+
+
+def per_page_cpu(names, cpu, pages):
+    """'scheduler 120, fetcher 80, ...': each process' CPU in us per page."""
+    return ", ".join(f"{n} {c * 1e6 / pages:.0f}" for n, c in zip(names, cpu))
 
 
 def crawl_part(squall, work, pages):
@@ -168,20 +203,26 @@ def crawl_part(squall, work, pages):
         with open(os.path.join(work, "project.py"), "w") as f:
             f.write(PROJECT.format(base=base, pages=pages))
         log(f"embedded: squall run over {pages} pages")
-        embedded = timed([[squall, "run", "project.py", "--concurrency", "64", "--per-host", "64",
-                           "--ignore-robots", "-q"]], work)
-        log(f"embedded: {pages / embedded:.1f} pages/s")
+        embedded, embedded_cpu = timed([[squall, "run", "project.py", "--concurrency", "64",
+                                         "--per-host", "64", "--ignore-robots", "-q"]], work)
+        log(f"embedded: {pages / embedded:.1f} pages/s, CPU us/page: "
+            f"{per_page_cpu(['squall run'], embedded_cpu, pages)}")
         log("cluster: scheduler, 1 fetcher, processor, result worker")
         cpu = redis.cpu()
-        cluster = timed(cluster_argvs(squall, redis, pg, "one", 1, 64, 64), work)
+        cluster, cluster_cpu = timed(cluster_argvs(squall, redis, pg, "one", 1, 64, 64), work)
         redis_cpu = redis.cpu() - cpu
-        log(f"cluster: {pages / cluster:.1f} pages/s, Redis CPU {redis_cpu * 1e6 / pages:.1f} us/page")
+        log(f"cluster: {pages / cluster:.1f} pages/s ({pages / cluster / (pages / embedded):.2f}x "
+            f"embedded), Redis CPU {redis_cpu * 1e6 / pages:.1f} us/page")
+        log(f"cluster: CPU us/page: {per_page_cpu(cluster_names(1), cluster_cpu, pages)}, "
+            f"all {sum(cluster_cpu) * 1e6 / pages:.0f}")
         small = min(pages, 1000)
         with open(os.path.join(work, "project.py"), "w") as f:
             f.write(PROJECT.format(base=base, pages=small))
-        commands = count_commands(redis, lambda: timed(
+        counted = count_commands(redis, lambda: timed(
             cluster_argvs(squall, redis, pg, "count", 1, 64, 64), work))
-        log(f"cluster: {commands / small:.2f} Redis commands per page ({commands} for {small})")
+        commands = sum(counted.values())
+        log(f"cluster: {commands / small:.2f} Redis commands per page ({commands} for {small}): " +
+            ", ".join(f"{name} {n / small:.2f}" for name, n in counted.most_common()))
         return [
             {"case": f"pyspider project, {pages}-page site: embedded vs 1 fetcher over Redis "
                      "and PostgreSQL", "unit": "pages/s", "higher_is_better": True,
@@ -236,10 +277,11 @@ def scaling_part(squall, work, pages):
         rates = {}
         for n in (1, 2, 4):
             # --per-host holds across the fetchers together: high enough not to be the limit.
-            seconds = timed(cluster_argvs(squall, redis, pg, f"scale{n}", n, 4, 64), work)
+            seconds, cpu = timed(cluster_argvs(squall, redis, pg, f"scale{n}", n, 4, 64), work)
             rates[n] = pages / seconds
             log(f"scaling: {n} fetcher(s) of 4: {rates[n]:.1f} pages/s "
-                f"({rates[n] / rates[1]:.2f}x one)")
+                f"({rates[n] / rates[1]:.2f}x one); CPU us/page: "
+                f"{per_page_cpu(cluster_names(n), cpu, pages)}")
         return [{"case": f"cluster, site answering in 20 ms, {pages} pages: {n} fetcher "
                          "processes of 4 fetches against 1", "unit": "pages/s",
                  "higher_is_better": True,
