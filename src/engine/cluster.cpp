@@ -3,13 +3,16 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <unordered_map>
 #include <utility>
 
 #include "squall/core/error.h"
+#include "squall/core/future.h"
 #include "squall/core/log.h"
 #include "squall/core/sleep.h"
 #include "squall/core/spawn.h"
@@ -112,6 +115,52 @@ Task<void> process_into(ProcessItem& item) {
   item.output =
       co_await item.runtime->process(item.fetched.dispatch, std::move(item.fetched.result));
 }
+
+// Pages a fetcher hands on: pushed to the process stream, then their fetch entries acknowledged,
+// in batches: what the fetch workers hand on while one batch is on its way goes together in the
+// next, two round trips for the lot. send() returns once its own batch is acknowledged, or
+// throws what the push or the ack threw.
+class Relay {
+ public:
+  Relay(StreamQueue& from, StreamQueue& to) : from_(from), to_(to) {}
+
+  Task<void> send(std::vector<std::string> payloads, std::vector<std::string> ids) {
+    if (!next_) next_ = std::make_unique<Batch>();
+    std::move(payloads.begin(), payloads.end(), std::back_inserter(next_->payloads));
+    std::move(ids.begin(), ids.end(), std::back_inserter(next_->ids));
+    Future<void> sent = next_->done.future();
+    if (!flusher_ || flusher_->done()) flusher_ = spawn(flush());
+    co_await sent;
+  }
+
+  // Waits for the batches on their way.
+  Task<void> drain() {
+    if (flusher_) co_await flusher_->join();
+  }
+
+ private:
+  struct Batch {
+    std::vector<std::string> payloads, ids;
+    Promise<void> done;
+  };
+  Task<void> flush() {
+    while (next_) {
+      std::unique_ptr<Batch> b = std::move(next_);
+      try {
+        co_await to_.push(b->payloads);
+        co_await from_.ack(b->ids);
+        b->done.set_value();
+      } catch (...) {
+        b->done.set_exception(std::current_exception());
+      }
+    }
+  }
+
+  StreamQueue& from_;
+  StreamQueue& to_;
+  std::unique_ptr<Batch> next_;
+  std::optional<TaskHandle<void>> flusher_;
+};
 
 // The registry a component joins: the crawl's namespace, heartbeats on its lease.
 ComponentRegistryOptions registry_options(const ClusterOptions& o) {
@@ -323,6 +372,7 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
     key.append(d.task.taskid);
     return key;
   };
+  Relay relay(*fetch, *process);
   auto hand_on = [&](Dispatch d, FetchResult r) -> Task<void> {
     const std::string key = key_of(d);
     for (bool sent = false;; sent = true) {
@@ -337,7 +387,7 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
         payloads.push_back(encode_fetched(FetchedTask{d, r}));
         ids.insert(ids.end(), entries.begin(), entries.end());
       }
-      co_await process->push(payloads);
+      co_await relay.send(std::move(payloads), std::move(ids));
       // Entries only ever join the task's lists: those sent are their first ones. What came
       // while the page went out is sent on the next turn.
       it = held.find(key);
@@ -351,7 +401,6 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
         }
         if (it->second.empty()) held.erase(it);
       }
-      co_await fetch->ack(ids);
       if (!sent) ++summary.handled;
     }
   };
@@ -441,6 +490,7 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
   for (TaskHandle<void>& w : workers) w.kill();
   for (TaskHandle<void>& w : workers) co_await w.join();
   for (TaskHandle<void>& p : parked) co_await p.join();
+  co_await relay.drain();
   if (failure) std::rethrow_exception(failure);
   summary.stopped = stop.is_set();
   co_await registry.leave();
