@@ -33,7 +33,7 @@ namespace squall {
 namespace {
 
 // How long a take() waits for entries: the latency of noticing `stop` and the done mark.
-constexpr Duration kTakeBlock = std::chrono::seconds(1);
+constexpr Duration kTakeBlock = std::chrono::milliseconds(200);
 // How often a scheduler with no room in the fetch stream looks again.
 constexpr Duration kRoomPoll = std::chrono::milliseconds(50);
 
@@ -118,21 +118,26 @@ Task<void> process_into(ProcessItem& item) {
 
 // Pages a fetcher hands on: pushed to the process stream, then their fetch entries acknowledged,
 // in batches: what the fetch workers hand on while one batch is on its way goes together in the
-// next, two round trips for the lot. send() returns once its own batch is acknowledged, or
-// throws what the push or the ack threw.
+// next, two round trips for the lot. send() returns at once while at most `bound` pages wait,
+// so that a fetch worker goes on to its next page, else once its own batch is acknowledged. A
+// batch that Redis fails is logged and left: its entries stay pending, to be taken again after
+// their lease.
 class Relay {
  public:
-  Relay(StreamQueue& from, StreamQueue& to) : from_(from), to_(to) {}
+  Relay(StreamQueue& from, StreamQueue& to, size_t bound) : from_(from), to_(to), bound_(bound) {}
 
   Task<void> send(std::vector<std::string> payloads, std::vector<std::string> ids) {
     if (!next_) next_ = std::make_unique<Batch>();
+    waiting_ += payloads.size();
     std::move(payloads.begin(), payloads.end(), std::back_inserter(next_->payloads));
     std::move(ids.begin(), ids.end(), std::back_inserter(next_->ids));
     Future<void> sent = next_->done.future();
     if (!flusher_ || flusher_->done()) flusher_ = spawn(flush());
-    co_await sent;
+    if (waiting_ > bound_) co_await sent;
   }
 
+  // Nothing waits to be pushed or acknowledged.
+  bool idle() const noexcept { return waiting_ == 0; }
   // Waits for the batches on their way.
   Task<void> drain() {
     if (flusher_) co_await flusher_->join();
@@ -149,15 +154,21 @@ class Relay {
       try {
         co_await to_.push(b->payloads);
         co_await from_.ack(b->ids);
-        b->done.set_value();
-      } catch (...) {
-        b->done.set_exception(std::current_exception());
+      } catch (const Error& e) {
+        log(LogLevel::Warning, "fetcher: " + std::to_string(b->payloads.size()) +
+                                   " pages not handed on (they are fetched again after the "
+                                   "lease): " +
+                                   e.what());
       }
+      waiting_ -= b->payloads.size();
+      b->done.set_value();
     }
   }
 
   StreamQueue& from_;
   StreamQueue& to_;
+  size_t bound_;
+  size_t waiting_ = 0;
   std::unique_ptr<Batch> next_;
   std::optional<TaskHandle<void>> flusher_;
 };
@@ -372,37 +383,25 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
     key.append(d.task.taskid);
     return key;
   };
-  Relay relay(*fetch, *process);
+  Relay relay(*fetch, *process, concurrency);
+  // The page goes on once for each token its task was dispatched with (the entries that came
+  // while it was fetched: the scheduler applies the one it holds live, the others are stale and
+  // change nothing), and those entries are acknowledged once it is pushed.
   auto hand_on = [&](Dispatch d, FetchResult r) -> Task<void> {
-    const std::string key = key_of(d);
-    for (bool sent = false;; sent = true) {
-      auto it = held.find(key);
-      std::map<uint64_t, std::vector<std::string>> tokens;
-      if (it != held.end()) tokens = it->second;
-      if (tokens.empty() && sent) break;
-      if (tokens.empty()) tokens[d.token];
-      std::vector<std::string> payloads, ids;
-      for (const auto& [token, entries] : tokens) {
+    std::vector<std::string> payloads, ids;
+    auto it = held.find(key_of(d));
+    if (it == held.end()) {
+      payloads.push_back(encode_fetched(FetchedTask{d, r}));
+    } else {
+      for (const auto& [token, entries] : it->second) {
         d.token = token;
         payloads.push_back(encode_fetched(FetchedTask{d, r}));
         ids.insert(ids.end(), entries.begin(), entries.end());
       }
-      co_await relay.send(std::move(payloads), std::move(ids));
-      // Entries only ever join the task's lists: those sent are their first ones. What came
-      // while the page went out is sent on the next turn.
-      it = held.find(key);
-      if (it != held.end()) {
-        for (const auto& [token, entries] : tokens) {
-          auto now = it->second.find(token);
-          if (now == it->second.end()) continue;
-          now->second.erase(now->second.begin(),
-                            now->second.begin() + std::min(now->second.size(), entries.size()));
-          if (now->second.empty()) it->second.erase(now);
-        }
-        if (it->second.empty()) held.erase(it);
-      }
-      if (!sent) ++summary.handled;
+      held.erase(it);
     }
+    ++summary.handled;
+    co_await relay.send(std::move(payloads), std::move(ids));
   };
   // Politeness and robots.txt shared by every fetcher of the crawl, through Redis.
   HostLeasesOptions lo;
@@ -467,7 +466,8 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
       std::vector<StreamDelivery> batch =
           co_await take(*fetch, std::min(free, o.batch), kTakeBlock);
       if (batch.empty()) {
-        if (stage.idle() && held.empty() && co_await may_leave(redis, o, *fetch)) break;
+        if (stage.idle() && held.empty() && relay.idle() && co_await may_leave(redis, o, *fetch))
+          break;
         continue;
       }
       for (StreamDelivery& entry : batch) {
