@@ -35,6 +35,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 
 sys.dont_write_bytecode = True
 import crawl_bench  # noqa: E402
@@ -111,6 +112,7 @@ def timed(argvs, work, limit=900):
                                        start_new_session=True), err))
     deadline = start + limit
     cpu = [0.0] * len(procs)
+    ended = [0.0] * len(procs)
     left = {p.pid: i for i, (p, _) in enumerate(procs)}
     try:
         while left:
@@ -121,6 +123,7 @@ def timed(argvs, work, limit=900):
                     continue
                 procs[i][0].returncode = os.waitstatus_to_exitcode(status)
                 cpu[i] = usage.ru_utime + usage.ru_stime
+                ended[i] = time.monotonic() - start
                 del left[pid]
             if left and time.monotonic() > deadline:
                 for q, _ in procs:
@@ -131,6 +134,8 @@ def timed(argvs, work, limit=900):
         for _, err in procs:
             err.close()
     seconds = time.monotonic() - start
+    if len(procs) > 1:
+        log("processes ended at " + ", ".join(f"{e:.2f}" for e in ended) + " s")
     for i, (p, _) in enumerate(procs):
         if p.returncode != 0:
             with open(os.path.join(work, f"p{i}.stderr")) as f:
@@ -241,14 +246,27 @@ def crawl_part(squall, work, pages):
 
 
 async def slow_site(port, delay):
-    """An HTTP/1.1 server answering every GET after `delay` seconds, keep-alive."""
+    """An HTTP/1.1 server answering every GET after `delay` seconds, keep-alive. GET /stats
+    answers at once with {"requests", "first", "last"}: the pages asked for since the last
+    /stats and the monotonic times (the system's clock, which the bench reads too) the first
+    one came and the last one was answered."""
+    stats = {"requests": 0, "first": None, "last": None}
+
     async def serve(reader, writer):
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
                 path = head.split(b" ", 2)[1].decode()
-                await asyncio.sleep(delay)
-                body = f"<title>{path}</title>".encode()
+                if path == "/stats":
+                    body = json.dumps(stats).encode()
+                    stats.update(requests=0, first=None, last=None)
+                else:
+                    if stats["first"] is None:
+                        stats["first"] = time.monotonic()
+                    await asyncio.sleep(delay)
+                    body = f"<title>{path}</title>".encode()
+                    stats["requests"] += 1
+                    stats["last"] = time.monotonic()
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: "
                              + str(len(body)).encode() + b"\r\n\r\n" + body)
                 await writer.drain()
@@ -257,6 +275,11 @@ async def slow_site(port, delay):
     server = await asyncio.start_server(serve, "127.0.0.1", port, backlog=1024)
     async with server:
         await server.serve_forever()
+
+
+def site_stats(port):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=10) as r:
+        return json.load(r)
 
 
 def scaling_part(squall, work, pages):
@@ -274,19 +297,34 @@ def scaling_part(squall, work, pages):
         pg = Postgres(work)
         with open(os.path.join(work, "project.py"), "w") as f:
             f.write(PROJECT.format(base=f"http://127.0.0.1:{port}/", pages=pages))
-        rates = {}
+        rates, fetching = {}, {}
         for n in (1, 2, 4):
+            site_stats(port)
             # --per-host holds across the fetchers together: high enough not to be the limit.
             seconds, cpu = timed(cluster_argvs(squall, redis, pg, f"scale{n}", n, 4, 64), work)
             rates[n] = pages / seconds
+            # The fetchers' own rate, from the site's first request to its last answer: what
+            # the processes' start and their noticing the end (a constant) leave out.
+            stats = site_stats(port)
+            fetching[n] = stats["requests"] / (stats["last"] - stats["first"])
             log(f"scaling: {n} fetcher(s) of 4: {rates[n]:.1f} pages/s "
-                f"({rates[n] / rates[1]:.2f}x one); CPU us/page: "
-                f"{per_page_cpu(cluster_names(n), cpu, pages)}")
-        return [{"case": f"cluster, site answering in 20 ms, {pages} pages: {n} fetcher "
-                         "processes of 4 fetches against 1", "unit": "pages/s",
-                 "higher_is_better": True,
-                 "values": {"squall": round(rates[n], 1), "1 fetcher": round(rates[1], 1)}}
-                for n in (1, 2, 4)]
+                f"({rates[n] / rates[1]:.2f}x one), fetching {fetching[n]:.1f} pages/s "
+                f"({fetching[n] / fetching[1]:.2f}x one) over {stats['last'] - stats['first']:.2f}"
+                f" of {seconds:.2f} s; CPU us/page: {per_page_cpu(cluster_names(n), cpu, pages)}")
+        cases = []
+        for n in (1, 2, 4):
+            cases.append({"case": f"cluster, site answering in 20 ms, {pages} pages: {n} fetcher "
+                                  "processes of 4 fetches against 1", "unit": "pages/s",
+                          "higher_is_better": True,
+                          "values": {"squall": round(rates[n], 1),
+                                     "1 fetcher": round(rates[1], 1)}})
+            cases.append({"case": f"cluster, site answering in 20 ms, {pages} pages: {n} fetcher "
+                                  "processes of 4 fetches against 1, from the site's first "
+                                  "request to its last answer", "unit": "pages/s",
+                          "higher_is_better": True,
+                          "values": {"squall": round(fetching[n], 1),
+                                     "1 fetcher": round(fetching[1], 1)}})
+        return cases
     finally:
         for p in (redis, pg):
             if p is not None:
