@@ -511,67 +511,100 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
   std::map<std::string, ProjectRuntime*> by_name;
   for (ProjectRuntime* p : projects) by_name[p->project()] = p;
 
-  while (!stop.is_set()) {
-    std::vector<StreamDelivery> batch = co_await take(*process, o.batch, kTakeBlock);
-    if (batch.empty()) {
-      if (co_await may_leave(redis, o, *process)) break;
-      continue;
+  // A batch's outcomes and results pushed (side by side, one round trip), then its pages
+  // acknowledged; the next batch is taken and processed meanwhile, and handed on only after.
+  auto hand_on = [&](std::vector<std::string> outs, std::vector<std::string> stored,
+                     std::vector<std::string> settled) -> Task<void> {
+    TaskHandle<std::vector<std::string>> pushing = spawn(outcomes->push(outs));
+    std::exception_ptr failed;
+    try {
+      co_await results->push(stored);
+    } catch (...) {
+      failed = std::current_exception();
     }
-    // Decoded first, then processed: as many at once as the runtime takes (a runtime on a thread
-    // of its own finds the next page waiting), the outputs kept in the batch's order.
-    std::vector<ProcessItem> items;
-    items.reserve(batch.size());
-    for (StreamDelivery& entry : batch) {
-      FetchedTask f;
-      try {
-        f = decode_fetched(entry.payload);
-      } catch (const InvalidArgumentError& e) {
-        warn("processor: fetched page " + entry.id + ": " + e.what());
-        continue;
-      }
-      auto it = by_name.find(f.dispatch.task.project);
-      if (it == by_name.end()) {
-        // Another processor may run it: left for the lease, then the dead letters.
-        warn("processor: a page of project '" + f.dispatch.task.project +
-             "', which this processor does not run");
-        continue;
-      }
-      ProcessItem item;
-      item.id = std::move(entry.id);
-      item.fetched = std::move(f);
-      item.runtime = it->second;
-      items.push_back(std::move(item));
-    }
-    for (size_t at = 0; at < items.size();) {
-      size_t wave = std::max<size_t>(1, items[at].runtime->processing_slots());
-      std::vector<TaskHandle<void>> running;
-      for (size_t i = at; i < items.size() && i < at + wave; ++i)
-        running.push_back(spawn(process_into(items[i])));
-      for (TaskHandle<void>& h : running) co_await h.join();
-      for (TaskHandle<void>& h : running)
-        if (std::exception_ptr e = h.exception()) std::rethrow_exception(e);
-      at += running.size();
-    }
-    std::vector<std::string> outs, stored, settled;
-    for (ProcessItem& item : items) {
-      ProcessOutput& out = item.output;
-      if (out.result) {
-        out.result->updatetime = wall_clock_seconds();
-        ProcessOutput result_only;
-        result_only.status.project = out.status.project;
-        result_only.status.taskid = out.status.taskid;
-        result_only.result = std::move(out.result);
-        stored.push_back(encode_output(result_only));
-        out.result.reset();
-      }
-      outs.push_back(encode_output(out));
-      settled.push_back(item.id);
-    }
-    co_await outcomes->push(outs);
-    co_await results->push(stored);
+    co_await pushing.join();
+    if (std::exception_ptr e = pushing.exception()) std::rethrow_exception(e);
+    if (failed) std::rethrow_exception(failed);
     co_await process->ack(settled);
-    summary.handled += settled.size();
+  };
+  std::optional<TaskHandle<void>> handing;
+  auto handed = [&]() -> Task<void> {
+    if (!handing) co_return;
+    TaskHandle<void> h = std::move(*handing);
+    handing.reset();
+    co_await h;
+  };
+
+  std::exception_ptr failure;
+  try {
+    while (!stop.is_set()) {
+      std::vector<StreamDelivery> batch = co_await take(*process, o.batch, kTakeBlock);
+      if (batch.empty()) {
+        co_await handed();
+        if (co_await may_leave(redis, o, *process)) break;
+        continue;
+      }
+      // Decoded first, then processed: as many at once as the runtime takes (a runtime on a thread
+      // of its own finds the next page waiting), the outputs kept in the batch's order.
+      std::vector<ProcessItem> items;
+      items.reserve(batch.size());
+      for (StreamDelivery& entry : batch) {
+        FetchedTask f;
+        try {
+          f = decode_fetched(entry.payload);
+        } catch (const InvalidArgumentError& e) {
+          warn("processor: fetched page " + entry.id + ": " + e.what());
+          continue;
+        }
+        auto it = by_name.find(f.dispatch.task.project);
+        if (it == by_name.end()) {
+          // Another processor may run it: left for the lease, then the dead letters.
+          warn("processor: a page of project '" + f.dispatch.task.project +
+               "', which this processor does not run");
+          continue;
+        }
+        ProcessItem item;
+        item.id = std::move(entry.id);
+        item.fetched = std::move(f);
+        item.runtime = it->second;
+        items.push_back(std::move(item));
+      }
+      for (size_t at = 0; at < items.size();) {
+        size_t wave = std::max<size_t>(1, items[at].runtime->processing_slots());
+        std::vector<TaskHandle<void>> running;
+        for (size_t i = at; i < items.size() && i < at + wave; ++i)
+          running.push_back(spawn(process_into(items[i])));
+        for (TaskHandle<void>& h : running) co_await h.join();
+        for (TaskHandle<void>& h : running)
+          if (std::exception_ptr e = h.exception()) std::rethrow_exception(e);
+        at += running.size();
+      }
+      std::vector<std::string> outs, stored, settled;
+      for (ProcessItem& item : items) {
+        ProcessOutput& out = item.output;
+        if (out.result) {
+          out.result->updatetime = wall_clock_seconds();
+          ProcessOutput result_only;
+          result_only.status.project = out.status.project;
+          result_only.status.taskid = out.status.taskid;
+          result_only.result = std::move(out.result);
+          stored.push_back(encode_output(result_only));
+          out.result.reset();
+        }
+        outs.push_back(encode_output(out));
+        settled.push_back(item.id);
+      }
+      co_await handed();
+      summary.handled += settled.size();
+      handing = spawn(hand_on(std::move(outs), std::move(stored), std::move(settled)));
+    }
+  } catch (...) {
+    failure = std::current_exception();
   }
+  // What is on its way is waited for: it uses the queues.
+  if (handing) co_await handing->join();
+  if (failure) std::rethrow_exception(failure);
+  co_await handed();
   summary.stopped = stop.is_set();
   co_await registry.leave();
   co_return summary;
