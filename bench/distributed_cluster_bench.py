@@ -12,13 +12,16 @@ on the crawl suite's site (scripts/gensite.py, --site-pages pages, served by ngi
 64, robots.txt ignored. Reported: pages/s of each (from the first process' start to the last
 one's exit), and for the cluster Redis' CPU per page (INFO's used_cpu_sys + used_cpu_user) and
 the Redis commands its clients sent per page (MONITOR, in a second, smaller run: commands run by
-Lua scripts are left out, so this counts round trips; each command is its own round trip here,
-nothing is pipelined but what a script does).
+Lua scripts are left out, so this counts round trips), by command and script (its first key).
+Logged besides: each process' CPU per page (user + sys, from wait4), which other programs'
+load changes less than pages/s, and when each process ended.
 
 Then scaling: a site whose every answer waits 20 ms (a small asyncio server of this script, on
 core 1), crawled by the cluster with 1, 2 and 4 fetcher processes of 4 fetches each (per host 64,
 which holds across the fetchers together): the site, not the CPU, is the limit, so N fetchers
-should reach about N times one.
+should reach about N times one. Reported both from the first process' start to the last one's
+exit, and as the fetchers' own rate, from the site's first request to its last answer (the
+processes' start and their noticing the end are a constant that the first leaves in).
 
 Run by scripts/bench.py (`make bench SUITE=distributed`) as
     python3 bench/distributed_cluster_bench.py --build build/release [--site-pages N]
