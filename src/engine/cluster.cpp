@@ -3,13 +3,16 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <unordered_map>
 #include <utility>
 
 #include "squall/core/error.h"
+#include "squall/core/future.h"
 #include "squall/core/log.h"
 #include "squall/core/sleep.h"
 #include "squall/core/spawn.h"
@@ -30,7 +33,7 @@ namespace squall {
 namespace {
 
 // How long a take() waits for entries: the latency of noticing `stop` and the done mark.
-constexpr Duration kTakeBlock = std::chrono::seconds(1);
+constexpr Duration kTakeBlock = std::chrono::milliseconds(200);
 // How often a scheduler with no room in the fetch stream looks again.
 constexpr Duration kRoomPoll = std::chrono::milliseconds(50);
 
@@ -112,6 +115,63 @@ Task<void> process_into(ProcessItem& item) {
   item.output =
       co_await item.runtime->process(item.fetched.dispatch, std::move(item.fetched.result));
 }
+
+// Pages a fetcher hands on: pushed to the process stream, then their fetch entries acknowledged,
+// in batches: what the fetch workers hand on while one batch is on its way goes together in the
+// next, two round trips for the lot. send() returns at once while at most `bound` pages wait,
+// so that a fetch worker goes on to its next page, else once its own batch is acknowledged. A
+// batch that Redis fails is logged and left: its entries stay pending, to be taken again after
+// their lease.
+class Relay {
+ public:
+  Relay(StreamQueue& from, StreamQueue& to, size_t bound) : from_(from), to_(to), bound_(bound) {}
+
+  Task<void> send(std::vector<std::string> payloads, std::vector<std::string> ids) {
+    if (!next_) next_ = std::make_unique<Batch>();
+    waiting_ += payloads.size();
+    std::move(payloads.begin(), payloads.end(), std::back_inserter(next_->payloads));
+    std::move(ids.begin(), ids.end(), std::back_inserter(next_->ids));
+    Future<void> sent = next_->done.future();
+    if (!flusher_ || flusher_->done()) flusher_ = spawn(flush());
+    if (waiting_ > bound_) co_await sent;
+  }
+
+  // Nothing waits to be pushed or acknowledged.
+  bool idle() const noexcept { return waiting_ == 0; }
+  // Waits for the batches on their way.
+  Task<void> drain() {
+    if (flusher_) co_await flusher_->join();
+  }
+
+ private:
+  struct Batch {
+    std::vector<std::string> payloads, ids;
+    Promise<void> done;
+  };
+  Task<void> flush() {
+    while (next_) {
+      std::unique_ptr<Batch> b = std::move(next_);
+      try {
+        co_await to_.push(b->payloads);
+        co_await from_.ack(b->ids);
+      } catch (const Error& e) {
+        log(LogLevel::Warning, "fetcher: " + std::to_string(b->payloads.size()) +
+                                   " pages not handed on (they are fetched again after the "
+                                   "lease): " +
+                                   e.what());
+      }
+      waiting_ -= b->payloads.size();
+      b->done.set_value();
+    }
+  }
+
+  StreamQueue& from_;
+  StreamQueue& to_;
+  size_t bound_;
+  size_t waiting_ = 0;
+  std::unique_ptr<Batch> next_;
+  std::optional<TaskHandle<void>> flusher_;
+};
 
 // The registry a component joins: the crawl's namespace, heartbeats on its lease.
 ComponentRegistryOptions registry_options(const ClusterOptions& o) {
@@ -323,37 +383,25 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
     key.append(d.task.taskid);
     return key;
   };
+  Relay relay(*fetch, *process, concurrency);
+  // The page goes on once for each token its task was dispatched with (the entries that came
+  // while it was fetched: the scheduler applies the one it holds live, the others are stale and
+  // change nothing), and those entries are acknowledged once it is pushed.
   auto hand_on = [&](Dispatch d, FetchResult r) -> Task<void> {
-    const std::string key = key_of(d);
-    for (bool sent = false;; sent = true) {
-      auto it = held.find(key);
-      std::map<uint64_t, std::vector<std::string>> tokens;
-      if (it != held.end()) tokens = it->second;
-      if (tokens.empty() && sent) break;
-      if (tokens.empty()) tokens[d.token];
-      std::vector<std::string> payloads, ids;
-      for (const auto& [token, entries] : tokens) {
+    std::vector<std::string> payloads, ids;
+    auto it = held.find(key_of(d));
+    if (it == held.end()) {
+      payloads.push_back(encode_fetched(FetchedTask{d, r}));
+    } else {
+      for (const auto& [token, entries] : it->second) {
         d.token = token;
         payloads.push_back(encode_fetched(FetchedTask{d, r}));
         ids.insert(ids.end(), entries.begin(), entries.end());
       }
-      co_await process->push(payloads);
-      // Entries only ever join the task's lists: those sent are their first ones. What came
-      // while the page went out is sent on the next turn.
-      it = held.find(key);
-      if (it != held.end()) {
-        for (const auto& [token, entries] : tokens) {
-          auto now = it->second.find(token);
-          if (now == it->second.end()) continue;
-          now->second.erase(now->second.begin(),
-                            now->second.begin() + std::min(now->second.size(), entries.size()));
-          if (now->second.empty()) it->second.erase(now);
-        }
-        if (it->second.empty()) held.erase(it);
-      }
-      co_await fetch->ack(ids);
-      if (!sent) ++summary.handled;
+      held.erase(it);
     }
+    ++summary.handled;
+    co_await relay.send(std::move(payloads), std::move(ids));
   };
   // Politeness and robots.txt shared by every fetcher of the crawl, through Redis.
   HostLeasesOptions lo;
@@ -418,7 +466,8 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
       std::vector<StreamDelivery> batch =
           co_await take(*fetch, std::min(free, o.batch), kTakeBlock);
       if (batch.empty()) {
-        if (stage.idle() && held.empty() && co_await may_leave(redis, o, *fetch)) break;
+        if (stage.idle() && held.empty() && relay.idle() && co_await may_leave(redis, o, *fetch))
+          break;
         continue;
       }
       for (StreamDelivery& entry : batch) {
@@ -441,6 +490,7 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
   for (TaskHandle<void>& w : workers) w.kill();
   for (TaskHandle<void>& w : workers) co_await w.join();
   for (TaskHandle<void>& p : parked) co_await p.join();
+  co_await relay.drain();
   if (failure) std::rethrow_exception(failure);
   summary.stopped = stop.is_set();
   co_await registry.leave();
@@ -461,67 +511,100 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
   std::map<std::string, ProjectRuntime*> by_name;
   for (ProjectRuntime* p : projects) by_name[p->project()] = p;
 
-  while (!stop.is_set()) {
-    std::vector<StreamDelivery> batch = co_await take(*process, o.batch, kTakeBlock);
-    if (batch.empty()) {
-      if (co_await may_leave(redis, o, *process)) break;
-      continue;
+  // A batch's outcomes and results pushed (side by side, one round trip), then its pages
+  // acknowledged; the next batch is taken and processed meanwhile, and handed on only after.
+  auto hand_on = [&](std::vector<std::string> outs, std::vector<std::string> stored,
+                     std::vector<std::string> settled) -> Task<void> {
+    TaskHandle<std::vector<std::string>> pushing = spawn(outcomes->push(outs));
+    std::exception_ptr failed;
+    try {
+      co_await results->push(stored);
+    } catch (...) {
+      failed = std::current_exception();
     }
-    // Decoded first, then processed: as many at once as the runtime takes (a runtime on a thread
-    // of its own finds the next page waiting), the outputs kept in the batch's order.
-    std::vector<ProcessItem> items;
-    items.reserve(batch.size());
-    for (StreamDelivery& entry : batch) {
-      FetchedTask f;
-      try {
-        f = decode_fetched(entry.payload);
-      } catch (const InvalidArgumentError& e) {
-        warn("processor: fetched page " + entry.id + ": " + e.what());
-        continue;
-      }
-      auto it = by_name.find(f.dispatch.task.project);
-      if (it == by_name.end()) {
-        // Another processor may run it: left for the lease, then the dead letters.
-        warn("processor: a page of project '" + f.dispatch.task.project +
-             "', which this processor does not run");
-        continue;
-      }
-      ProcessItem item;
-      item.id = std::move(entry.id);
-      item.fetched = std::move(f);
-      item.runtime = it->second;
-      items.push_back(std::move(item));
-    }
-    for (size_t at = 0; at < items.size();) {
-      size_t wave = std::max<size_t>(1, items[at].runtime->processing_slots());
-      std::vector<TaskHandle<void>> running;
-      for (size_t i = at; i < items.size() && i < at + wave; ++i)
-        running.push_back(spawn(process_into(items[i])));
-      for (TaskHandle<void>& h : running) co_await h.join();
-      for (TaskHandle<void>& h : running)
-        if (std::exception_ptr e = h.exception()) std::rethrow_exception(e);
-      at += running.size();
-    }
-    std::vector<std::string> outs, stored, settled;
-    for (ProcessItem& item : items) {
-      ProcessOutput& out = item.output;
-      if (out.result) {
-        out.result->updatetime = wall_clock_seconds();
-        ProcessOutput result_only;
-        result_only.status.project = out.status.project;
-        result_only.status.taskid = out.status.taskid;
-        result_only.result = std::move(out.result);
-        stored.push_back(encode_output(result_only));
-        out.result.reset();
-      }
-      outs.push_back(encode_output(out));
-      settled.push_back(item.id);
-    }
-    co_await outcomes->push(outs);
-    co_await results->push(stored);
+    co_await pushing.join();
+    if (std::exception_ptr e = pushing.exception()) std::rethrow_exception(e);
+    if (failed) std::rethrow_exception(failed);
     co_await process->ack(settled);
-    summary.handled += settled.size();
+  };
+  std::optional<TaskHandle<void>> handing;
+  auto handed = [&]() -> Task<void> {
+    if (!handing) co_return;
+    TaskHandle<void> h = std::move(*handing);
+    handing.reset();
+    co_await h;
+  };
+
+  std::exception_ptr failure;
+  try {
+    while (!stop.is_set()) {
+      std::vector<StreamDelivery> batch = co_await take(*process, o.batch, kTakeBlock);
+      if (batch.empty()) {
+        co_await handed();
+        if (co_await may_leave(redis, o, *process)) break;
+        continue;
+      }
+      // Decoded first, then processed: as many at once as the runtime takes (a runtime on a thread
+      // of its own finds the next page waiting), the outputs kept in the batch's order.
+      std::vector<ProcessItem> items;
+      items.reserve(batch.size());
+      for (StreamDelivery& entry : batch) {
+        FetchedTask f;
+        try {
+          f = decode_fetched(entry.payload);
+        } catch (const InvalidArgumentError& e) {
+          warn("processor: fetched page " + entry.id + ": " + e.what());
+          continue;
+        }
+        auto it = by_name.find(f.dispatch.task.project);
+        if (it == by_name.end()) {
+          // Another processor may run it: left for the lease, then the dead letters.
+          warn("processor: a page of project '" + f.dispatch.task.project +
+               "', which this processor does not run");
+          continue;
+        }
+        ProcessItem item;
+        item.id = std::move(entry.id);
+        item.fetched = std::move(f);
+        item.runtime = it->second;
+        items.push_back(std::move(item));
+      }
+      for (size_t at = 0; at < items.size();) {
+        size_t wave = std::max<size_t>(1, items[at].runtime->processing_slots());
+        std::vector<TaskHandle<void>> running;
+        for (size_t i = at; i < items.size() && i < at + wave; ++i)
+          running.push_back(spawn(process_into(items[i])));
+        for (TaskHandle<void>& h : running) co_await h.join();
+        for (TaskHandle<void>& h : running)
+          if (std::exception_ptr e = h.exception()) std::rethrow_exception(e);
+        at += running.size();
+      }
+      std::vector<std::string> outs, stored, settled;
+      for (ProcessItem& item : items) {
+        ProcessOutput& out = item.output;
+        if (out.result) {
+          out.result->updatetime = wall_clock_seconds();
+          ProcessOutput result_only;
+          result_only.status.project = out.status.project;
+          result_only.status.taskid = out.status.taskid;
+          result_only.result = std::move(out.result);
+          stored.push_back(encode_output(result_only));
+          out.result.reset();
+        }
+        outs.push_back(encode_output(out));
+        settled.push_back(item.id);
+      }
+      co_await handed();
+      summary.handled += settled.size();
+      handing = spawn(hand_on(std::move(outs), std::move(stored), std::move(settled)));
+    }
+  } catch (...) {
+    failure = std::current_exception();
   }
+  // What is on its way is waited for: it uses the queues.
+  if (handing) co_await handing->join();
+  if (failure) std::rethrow_exception(failure);
+  co_await handed();
   summary.stopped = stop.is_set();
   co_await registry.leave();
   co_return summary;

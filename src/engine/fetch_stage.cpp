@@ -206,7 +206,7 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host, std::optional<Ho
       wake_.set();
       left();
     }
-    if (shared) co_await release_shared(std::move(*shared), {});
+    if (shared) co_await release_shared(*options_.host_leases, std::move(*shared), {});
     co_return;
   }
   ++in_flight_;
@@ -259,7 +259,8 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host, std::optional<Ho
     }
     frontier_.release(host, now);
   }
-  if (shared) co_await release_shared(std::move(*shared), pause);
+  // Released beside the page going on: the worker waits for neither round trip to Redis.
+  if (shared) spawn(release_shared(*options_.host_leases, std::move(*shared), pause, true));
   wake_.set();
   left();
   co_await deliver_(std::move(d), std::move(r));
@@ -340,7 +341,7 @@ Task<FetchResult> FetchStage::fetch_shared_robots(std::string host, Url url, Cra
           std::optional<HostLease> lease;
           if (options_.host_leases) lease = co_await shared_lease(host);
           own = co_await fetcher_.fetch_robots(url, like);
-          if (lease) co_await release_shared(std::move(*lease), {});
+          if (lease) co_await release_shared(*options_.host_leases, std::move(*lease), {});
           SharedRobotsEntry out{.status = own->status_code,
                                 .body = own->content,
                                 .error_kind = own->error_kind,
@@ -394,13 +395,15 @@ Task<void> FetchStage::keep_lease(HostLease lease) {
   }
 }
 
-Task<void> FetchStage::release_shared(HostLease lease, Duration pause) {
+Task<void> FetchStage::release_shared(HostLeases& leases, HostLease lease, Duration pause,
+                                      bool detached) {
   std::string host = lease.host;
   try {
-    co_await options_.host_leases->release(std::move(lease));
-    if (pause > Duration{}) co_await options_.host_leases->back_off(host, pause);
+    co_await leases.release(std::move(lease));
+    if (pause > Duration{}) co_await leases.back_off(host, pause);
   } catch (const CancelledError&) {
-    throw;
+    // A detached release ends quietly when its HostLeases goes: the lease expires by itself.
+    if (!detached) throw;
   } catch (const Error& e) {
     // The lease expires by itself; only this process keeps the pause.
     log(LogLevel::Warning, "fetch stage: the lease on " + host + " was not released: " + e.what());

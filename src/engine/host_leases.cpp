@@ -1,11 +1,16 @@
-// HostLeases: each step one Lua script on the server's clock.
+// HostLeases: each step a Lua script on the server's clock, acquires and releases in batches.
 #include "squall/engine/host_leases.h"
 
 #include <algorithm>
+#include <deque>
+#include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "squall/core/error.h"
+#include "squall/core/future.h"
+#include "squall/core/spawn.h"
 #include "squall/net/redis_script.h"
 
 namespace squall {
@@ -24,35 +29,52 @@ local function host_delay(default_ms, key)
 end
 )";
 
-// KEYS: ready, leases, delay, seq. ARGV: host, per_host, delay ms, lease ttl ms, busy retry ms.
-// Returns {1, lease id, delay} or {0, wait ms, delay}.
-const RedisScript kAcquire(kPrelude + R"(
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-local delay = host_delay(tonumber(ARGV[3]), KEYS[3])
-local ready = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or 0)
-if ready > now then return {0, ready - now, delay} end
-local per_host = tonumber(ARGV[2])
-if per_host > 0 and redis.call('ZCARD', KEYS[2]) >= per_host then
-  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  local wait = math.min(tonumber(first[2]) - now, tonumber(ARGV[5]))
-  return {0, math.max(wait, 1), delay}
+// A batch of acquires and releases, applied in order. KEYS: ready, seq, then each op's leases and
+// delay. ARGV: per_host, delay ms, lease ttl ms, busy retry ms, then each op's host and lease id
+// (empty for an acquire). Returns each op's answer: an acquire's {1, lease id, delay} or
+// {0, wait ms, delay}; a release's 1 when the lease was held, else 0.
+const RedisScript kBatch(kPrelude + R"(
+local per_host = tonumber(ARGV[1])
+local default_delay = tonumber(ARGV[2])
+local ttl = tonumber(ARGV[3])
+local busy_retry = tonumber(ARGV[4])
+local granted = false
+local function acquire(host, leases, delay_key)
+  redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
+  local delay = host_delay(default_delay, delay_key)
+  local ready = tonumber(redis.call('ZSCORE', KEYS[1], host) or 0)
+  if ready > now then return {0, ready - now, delay} end
+  if per_host > 0 and redis.call('ZCARD', leases) >= per_host then
+    local first = redis.call('ZRANGE', leases, 0, 0, 'WITHSCORES')
+    local wait = math.min(tonumber(first[2]) - now, busy_retry)
+    return {0, math.max(wait, 1), delay}
+  end
+  local id = t[1] .. string.format('%06d', tonumber(t[2])) .. '-' .. redis.call('INCR', KEYS[2])
+  redis.call('ZADD', leases, now + ttl, id)
+  redis.call('PEXPIRE', leases, ttl)
+  redis.call('ZADD', KEYS[1], now + delay, host)
+  granted = true
+  return {1, id, delay}
 end
-local ttl = tonumber(ARGV[4])
-local id = t[1] .. string.format('%06d', tonumber(t[2])) .. '-' .. redis.call('INCR', KEYS[4])
-redis.call('ZADD', KEYS[2], now + ttl, id)
-redis.call('PEXPIRE', KEYS[2], ttl)
-redis.call('ZADD', KEYS[1], now + delay, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 3600000)
-return {1, id, delay}
-)");
-
-// KEYS: ready, leases, delay. ARGV: host, lease id, delay ms. Returns 1 when the lease was held.
-const RedisScript kRelease(kPrelude + R"(
-local held = redis.call('ZREM', KEYS[2], ARGV[2])
-local next_start = now + host_delay(tonumber(ARGV[3]), KEYS[3])
-local ready = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or 0)
-if next_start > ready then redis.call('ZADD', KEYS[1], next_start, ARGV[1]) end
-return held
+local function release(host, id, leases, delay_key)
+  local held = redis.call('ZREM', leases, id)
+  local next_start = now + host_delay(default_delay, delay_key)
+  local ready = tonumber(redis.call('ZSCORE', KEYS[1], host) or 0)
+  if next_start > ready then redis.call('ZADD', KEYS[1], next_start, host) end
+  return held
+end
+local out = {}
+for i = 1, (#ARGV - 4) / 2 do
+  local host, id = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
+  local leases, delay_key = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
+  if id == '' then
+    out[i] = acquire(host, leases, delay_key)
+  else
+    out[i] = release(host, id, leases, delay_key)
+  end
+end
+if granted then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 3600000) end
+return out
 )");
 
 // KEYS: leases. ARGV: lease id, lease ttl ms. Returns 1 when the lease was held and is renewed.
@@ -88,11 +110,85 @@ const RedisReply& element(const RedisReply& r, size_t i, const char* what) {
   return r.elements[i];
 }
 
+// The most acquires and releases one script call takes: a script holds the server while it runs.
+constexpr size_t kMaxBatch = 256;
+
 }  // namespace
+
+struct HostLeases::Batches {
+  struct Op {
+    std::string host, id;  // an empty id: an acquire
+    Promise<RedisReply> reply;
+  };
+  RedisClient& redis;
+  HostLeasesOptions options;
+  std::string prefix;  // "squall:NS:"
+  std::deque<Op> next;
+  std::optional<TaskHandle<void>> sender;
+};
+
+Task<void> HostLeases::send_batches(std::shared_ptr<Batches> b) {
+  const HostLeasesOptions& o = b->options;
+  while (!b->next.empty()) {
+    size_t n = std::min(b->next.size(), kMaxBatch);
+    std::vector<Batches::Op> ops;
+    ops.reserve(n);
+    for (; n > 0; --n) {
+      ops.push_back(std::move(b->next.front()));
+      b->next.pop_front();
+    }
+    std::vector<std::string> keys = {b->prefix + "hosts:ready", b->prefix + "leases:seq"};
+    std::vector<std::string> args = {std::to_string(o.per_host),
+                                     std::to_string(seconds_to_ms(o.delay)),
+                                     std::to_string(std::max<int64_t>(1, to_ms(o.lease_ttl))),
+                                     std::to_string(std::max<int64_t>(1, to_ms(o.busy_retry)))};
+    for (const auto& op : ops) {
+      keys.push_back(b->prefix + "host:" + op.host + ":leases");
+      keys.push_back(b->prefix + "host:" + op.host + ":delay");
+      args.push_back(op.host);
+      args.push_back(op.id);
+    }
+    std::exception_ptr failed;
+    try {
+      RedisReply r = co_await kBatch.run(b->redis, std::span<const std::string>(keys),
+                                         std::span<const std::string>(args));
+      if (r.type != RedisReply::Type::Array || r.elements.size() != ops.size())
+        throw Error(ErrorKind::Protocol, "HostLeases: the batch script answered " + r.to_string() +
+                                             ", not one answer per lease asked");
+      for (size_t i = 0; i < ops.size(); ++i) ops[i].reply.set_value(std::move(r.elements[i]));
+    } catch (const CancelledError&) {
+      // The HostLeases went: every op still queued fails as well.
+      failed = std::current_exception();
+      for (; !b->next.empty(); b->next.pop_front()) ops.push_back(std::move(b->next.front()));
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    if (failed)
+      for (auto& op : ops)
+        if (!op.reply.done()) op.reply.set_exception(failed);
+  }
+}
 
 HostLeases::HostLeases(RedisClient& redis, HostLeasesOptions options)
     : redis_(redis), options_(std::move(options)) {
   if (options_.ns.empty()) options_.ns = "squall";
+  batches_ = std::shared_ptr<Batches>(
+      new Batches{redis_, options_, "squall:" + options_.ns + ":", {}, std::nullopt});
+}
+
+HostLeases::~HostLeases() {
+  if (batches_->sender) batches_->sender->kill();
+  for (auto& op : batches_->next)
+    op.reply.set_exception(std::make_exception_ptr(CancelledError("the HostLeases went")));
+  batches_->next.clear();
+}
+
+Task<RedisReply> HostLeases::batched(std::string host, std::string id) {
+  std::shared_ptr<Batches> b = batches_;
+  b->next.push_back(Batches::Op{std::move(host), std::move(id), {}});
+  Future<RedisReply> reply = b->next.back().reply.future();
+  if (!b->sender || b->sender->done()) b->sender = spawn(send_batches(b));
+  co_return co_await reply;
 }
 
 std::string HostLeases::ready_key() const {
@@ -108,14 +204,7 @@ std::string HostLeases::delay_key(const std::string& host) const {
 }
 
 Task<LeaseGrant> HostLeases::acquire(std::string host) {
-  std::vector<std::string> keys = {ready_key(), leases_key(host), delay_key(host),
-                                   "squall:" + options_.ns + ":leases:seq"};
-  std::vector<std::string> args = {
-      host, std::to_string(options_.per_host), std::to_string(seconds_to_ms(options_.delay)),
-      std::to_string(std::max<int64_t>(1, to_ms(options_.lease_ttl))),
-      std::to_string(std::max<int64_t>(1, to_ms(options_.busy_retry)))};
-  RedisReply r = co_await kAcquire.run(redis_, std::span<const std::string>(keys),
-                                       std::span<const std::string>(args));
+  RedisReply r = co_await batched(host, "");
   LeaseGrant grant;
   grant.delay = std::chrono::milliseconds(element(r, 2, "acquire").integer);
   if (element(r, 0, "acquire").integer == 1) {
@@ -127,11 +216,8 @@ Task<LeaseGrant> HostLeases::acquire(std::string host) {
 }
 
 Task<void> HostLeases::release(HostLease lease) {
-  std::vector<std::string> keys = {ready_key(), leases_key(lease.host), delay_key(lease.host)};
-  std::vector<std::string> args = {lease.host, lease.id,
-                                   std::to_string(seconds_to_ms(options_.delay))};
-  co_await kRelease.run(redis_, std::span<const std::string>(keys),
-                        std::span<const std::string>(args));
+  if (lease.id.empty()) throw InvalidArgumentError("HostLeases: a lease without an id");
+  co_await batched(std::move(lease.host), std::move(lease.id));
 }
 
 Task<bool> HostLeases::renew(HostLease lease) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -158,6 +159,47 @@ TEST_F(HostLeasesTest, OtherHostsAreNotHeldByABusyOne) {
     EXPECT_FALSE(a_again.lease);
     EXPECT_GT(a_again.wait, 9s) << "a.example waits out its delay of 10 s";
     EXPECT_TRUE(b.lease) << "b.example is not a.example";
+    redis.close();
+  }());
+}
+
+// The calls of EVALSHA the server counted since its last CONFIG RESETSTAT.
+Task<int64_t> evalsha_calls(RedisClient& redis) {
+  RedisReply info = co_await redis.command("INFO", "commandstats");
+  std::string_view text = info.str;
+  size_t at = text.find("cmdstat_evalsha:calls=");
+  if (at == std::string_view::npos) co_return 0;
+  co_return std::stoll(std::string(text.substr(at + 22, text.find(',', at) - at - 22)));
+}
+
+TEST_F(HostLeasesTest, AcquiresAndReleasesAskedTogetherGoAsOneScriptCallInTheirOrder) {
+  run([&]() -> Task<void> {
+    RedisClient redis(redis_options());
+    HostLeases leases(redis, {.per_host = 1});
+    // The script is in the server's cache before the count starts.
+    LeaseGrant first = co_await leases.acquire("warm.example:80");
+    EXPECT_TRUE(first.lease);
+    if (!first.lease) co_return;
+    co_await redis.command("CONFIG", "RESETSTAT");
+    std::vector<TaskHandle<LeaseGrant>> asked;
+    for (int i = 0; i < 20; ++i) {
+      std::string host = std::to_string(i % 10);
+      host.append(".example:80");
+      asked.push_back(spawn(leases.acquire(std::move(host))));
+    }
+    TaskHandle<void> released = spawn(leases.release(*first.lease));
+    TaskHandle<LeaseGrant> after_release = spawn(leases.acquire("warm.example:80"));
+    int granted = 0;
+    for (int i = 0; i < 20; ++i) {
+      LeaseGrant g = co_await asked[i];
+      // Each host's first ask (i < 10) takes its one slot; the second finds it taken.
+      EXPECT_EQ(bool(g.lease), i < 10) << i;
+      granted += g.lease ? 1 : 0;
+    }
+    co_await released;
+    EXPECT_TRUE((co_await after_release).lease) << "asked after the release, in the same batch";
+    EXPECT_EQ(granted, 10);
+    EXPECT_EQ(co_await evalsha_calls(redis), 1) << "22 asks, one round trip";
     redis.close();
   }());
 }

@@ -28,15 +28,15 @@
 // - Shared politeness (host_leases, shared_robots; both null by default, and then one process
 //   keeps politeness alone as above): when the stage is one of several fetchers of a crawl, in
 //   other processes or on other machines, a host's fetch starts only once HostLeases grants a
-//   lease on it (host_leases.h), and the lease is released as soon as the fetch ends, before the
-//   result goes on. A host refused a lease goes back to the frontier, its task behind the host's
-//   others, backed off locally for the wait HostLeases gave, so the worker takes another host
-//   meanwhile. Because HostLeases counts the delay from each release too, the server sees the
-//   guarantee itself with per_host 1: no two requests of a host in flight at once, and no two
-//   starts closer than the delay, whatever a connect or the way to Redis costs (see
-//   host_leases.h). robots.txt comes through SharedRobots (shared_robots.h): fetched once per
-//   host per expiry by whichever fetcher asks first, under a host lease like any page, and its
-//   policy expires in every stage when the shared copy does; an unreachable answer is kept for
+//   lease on it (host_leases.h), and the lease's release is sent as soon as the fetch ends,
+//   while the result goes on (the worker waits for neither). A host refused a lease goes back to
+//   the frontier, its task behind the host's others, backed off locally for the wait HostLeases
+//   gave, so the worker takes another host meanwhile. Because HostLeases counts the delay from each
+//   release too, the server sees the guarantee itself with per_host 1: no two requests of a host in
+//   flight at once, and no two starts closer than the delay, whatever a connect or the way to Redis
+//   costs (see host_leases.h). robots.txt comes through SharedRobots (shared_robots.h): fetched
+//   once per host per expiry by whichever fetcher asks first, under a host lease like any page, and
+//   its policy expires in every stage when the shared copy does; an unreachable answer is kept for
 //   the wait before the next try, so the tries are shared as well, and a failure to reach Redis
 //   counts as an unreachable robots.txt. Its Crawl-delay, the back-off of a failing host and a
 //   Retry-After go to HostLeases too, so every fetcher keeps them. The stage's own frontier
@@ -153,8 +153,11 @@ class FetchStage {
   // A lease on `host` from options_.host_leases, waiting until one is granted.
   Task<HostLease> shared_lease(std::string host);
   // Releases `lease` and backs its host off for `pause` (when positive) for every fetcher; a
-  // Redis failure is logged (the lease expires by itself).
-  Task<void> release_shared(HostLease lease, Duration pause);
+  // Redis failure is logged (the lease expires by itself). Touches nothing of the stage, so a
+  // `detached` one (spawned, not awaited) may outlive it; it also ends quietly when `leases`
+  // goes while it waits for Redis.
+  static Task<void> release_shared(HostLeases& leases, HostLease lease, Duration pause,
+                                   bool detached = false);
   // Renews `lease` every third of its life until killed or until it was found expired.
   Task<void> keep_lease(HostLease lease);
   // Fetches held task `id` (of `host`, "" for none) under `shared` (when the stage shares

@@ -16,10 +16,14 @@
 // - `squall:NS:host:<host>:delay`, the host's own delay in ms (its Crawl-delay), expiring with
 //   the robots.txt that gave it;
 // - `squall:NS:leases:seq`, the counter that numbers the leases.
-// Every decision is one Lua script run by EVALSHA (one round trip), which reads the time with
-// redis.call('TIME'): fetchers never send a time of their own, so their clocks may disagree by
-// any amount and nothing changes. A wait handed back is a duration, which the caller sleeps on
-// its own monotonic clock.
+// Every decision is one Lua script run by EVALSHA, which reads the time with redis.call('TIME'):
+// fetchers never send a time of their own, so their clocks may disagree by any amount and
+// nothing changes. A wait handed back is a duration, which the caller sleeps on its own
+// monotonic clock. The acquire() and release() calls of one HostLeases go to Redis in batches:
+// those made while a batch is on its way (or in the same loop iteration as the first) go
+// together in the next, one script call (one round trip) for the lot, each applied in the
+// order it was made, with the same rules as if alone; renew(), set_delay() and back_off() are
+// one round trip each.
 //
 // The rules:
 // - acquire(host) grants a lease when the host's ready time has passed and the host holds fewer
@@ -63,6 +67,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -99,6 +104,10 @@ class HostLeases {
  public:
   // `redis` must outlive this.
   explicit HostLeases(RedisClient& redis, HostLeasesOptions options = {});
+  HostLeases(const HostLeases&) = delete;
+  HostLeases& operator=(const HostLeases&) = delete;
+  // An acquire() or release() still waiting for its batch fails with CancelledError.
+  ~HostLeases();
 
   // A lease on `host` (host:port) when the rules above allow one now; else how long to wait.
   [[nodiscard]] Task<LeaseGrant> acquire(std::string host);
@@ -121,8 +130,16 @@ class HostLeases {
   std::string delay_key(const std::string& host) const;
 
  private:
+  struct Batches;  // the acquires and releases not yet sent, and the task that sends them
+  // Queues an acquire (an empty `id`) or a release of `id` for the next batch: its element of
+  // the batch script's reply.
+  Task<RedisReply> batched(std::string host, std::string id);
+  // Sends the queued ones, a batch at a time, until none is left.
+  static Task<void> send_batches(std::shared_ptr<Batches> batches);
+
   RedisClient& redis_;
   HostLeasesOptions options_;
+  std::shared_ptr<Batches> batches_;
 };
 
 }  // namespace squall
