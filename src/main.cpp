@@ -474,7 +474,7 @@ int main(int argc, char** argv) {
   auto* status_cmd = app.add_subcommand(
       "status",
       "Show a distributed crawl from its Redis: every component that registered (role, host,\n"
-      "pid, live or dead, heartbeat age, pages done, its queue's lag) and the depth of the four\n"
+      "pid, live or dead, heartbeat age, work handled, its queue's lag) and the depth of the four\n"
       "streams between them (length, pending: taken and not yet acknowledged, lag: not yet\n"
       "taken, dead letters, consumers). A component is dead after 3 leases without a heartbeat.\n"
       "Exit status 0 when Redis answered, 1 when it cannot be reached, 2 for a bad flag.\n"

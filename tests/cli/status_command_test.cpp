@@ -105,7 +105,8 @@ TEST_F(StatusCommandTest, PrintsOneJsonObjectForScripts) {
   ASSERT_EQ(j["components"].size(), 2u);
   EXPECT_EQ(j["components"][0]["id"], "fetcher@host-a:101");
   EXPECT_EQ(j["components"][0]["state"], "live");
-  EXPECT_EQ(j["components"][0]["pages"], 42);
+  EXPECT_EQ(j["components"][0]["handled"], 42);
+  EXPECT_EQ(j["components"][0]["alive"], true);
   EXPECT_EQ(j["components"][0]["lag"], 2);
   EXPECT_EQ(j["components"][0]["lease"], 30.0);
   EXPECT_EQ(j["components"][1]["role"], "processor");

@@ -1,7 +1,7 @@
 // `squall status`: the components of a distributed crawl and the depth of its streams, from Redis.
 //
 // Prints every component that registered in the namespace (live and dead: role, host, pid,
-// heartbeat age, pages, lag; component_registry.h) and each of the engine's four streams
+// heartbeat age, handled, lag; component_registry.h) and each of the engine's four streams
 // (length, pending, lag, dead letters, consumers; cluster_keys.h, stream_queue.h), as two
 // tables, or as one JSON object with --json.
 //
