@@ -480,7 +480,8 @@ int main(int argc, char** argv) {
       "Exit status 0 when Redis answered, 1 when it cannot be reached, 2 for a bad flag.\n"
       "Examples:\n"
       "  squall status --redis redis://127.0.0.1:6379/0\n"
-      "  squall status --redis redis://:secret@10.0.0.5:6379/2 --namespace shop --json");
+      "  squall status --redis redis://:secret@10.0.0.5:6379/2 --namespace shop --json\n"
+      "  squall status --redis redis://10.0.0.5:6379/0 --port 8080     # the dashboard");
   status_cmd
       ->add_option("--redis", status.redis,
                    "redis://[[user]:password@]host[:port][/db], the Redis the components use")
@@ -493,6 +494,15 @@ int main(int argc, char** argv) {
       ->add_option("--timeout", status.timeout,
                    "seconds to wait for Redis, to connect and for each reply (default 5)")
       ->check(CLI::PositiveNumber);
+  status_cmd
+      ->add_option("--port", status.port,
+                   "serve the cluster read-only on this port until Ctrl-C instead of printing "
+                   "it: GET /api/cluster, /metrics and the dashboard (0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  status_cmd->add_option("--bind", status.bind,
+                         "the address --port listens on (default 127.0.0.1; another needs --auth)");
+  status_cmd->add_option("--auth", status.auth,
+                         "user:password: HTTP Basic auth on everything --port serves");
 
   constexpr const char* kComponents =
       "The components of one crawl share --redis and --namespace; a second machine is one more\n"

@@ -9,6 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "squall/cli/signal_watch.h"
+#include "squall/control/control_server.h"
+#include "squall/core/event.h"
 #include "squall/core/spawn.h"
 #include "squall/engine/cluster_status.h"
 #include "squall/net/redis.h"
@@ -100,6 +103,33 @@ void print_json(std::ostream& out, const std::string& peer, const ClusterStatus&
   out << j.dump(2) << "\n";
 }
 
+// --port: the cluster served until Ctrl-C.
+int serve_status(const StatusCommand& c, std::ostream& err) {
+  Loop loop;
+  std::optional<ControlServer> control;
+  try {
+    control.emplace(ControlOptions{.port = *c.port,
+                                   .bind = c.bind,
+                                   .auth = c.auth,
+                                   .cluster_redis = c.redis,
+                                   .cluster_namespace = c.ns});
+    control->start();
+  } catch (const Error& e) {
+    err << "squall status: " << e.what() << "\n";
+    return 2;
+  }
+  err << "Dashboard: " << control->url() << "\n"
+      << "Serving the cluster in namespace \"" << c.ns << "\" until Ctrl-C\n"
+      << std::flush;
+  Event leave;
+  SignalWatch signals(loop, [&](int) { leave.set(); });
+  run_sync([](ControlServer& server, Event& leave) -> Task<void> {
+    co_await leave.wait();
+    co_await server.stop();
+  }(*control, leave));
+  return 0;
+}
+
 }  // namespace
 
 int run_status(const StatusCommand& c, std::ostream& out, std::ostream& err) {
@@ -121,6 +151,7 @@ int run_status(const StatusCommand& c, std::ostream& out, std::ostream& err) {
     err << "squall status: --namespace: " << e.what() << "\n";
     return 2;
   }
+  if (c.port) return serve_status(c, err);
   auto limit = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(c.timeout));
   options.connect_timeout = limit;
   options.command_timeout = limit;
