@@ -90,6 +90,13 @@ CLI::App* add_component_command(CLI::App& app, squall::cli::ComponentCommand& c,
                   "deliveries of one stream entry before it goes to the dead letters")
       ->capture_default_str();
   cmd->add_flag("--keep-running", c.keep_running, "stay up once the crawl is done, for the next");
+  cmd->add_option("--port", c.port,
+                  "serve the cluster read-only on this port while it runs: GET /api/cluster, "
+                  "/metrics and the dashboard (0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--bind", c.bind,
+                  "the address --port listens on (default 127.0.0.1; another needs --auth)");
+  cmd->add_option("--auth", c.auth, "user:password: HTTP Basic auth on everything --port serves");
   if (role == "scheduler" || role == "result-worker")
     cmd->add_option("--taskdb", c.taskdb,
                     "the task store: postgresql://USER@HOST/DB to share (or an SQLite file)");
