@@ -90,6 +90,13 @@ CLI::App* add_component_command(CLI::App& app, squall::cli::ComponentCommand& c,
                   "deliveries of one stream entry before it goes to the dead letters")
       ->capture_default_str();
   cmd->add_flag("--keep-running", c.keep_running, "stay up once the crawl is done, for the next");
+  cmd->add_option("--port", c.port,
+                  "serve the cluster read-only on this port while it runs: GET /api/cluster, "
+                  "/metrics and the dashboard (0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--bind", c.bind,
+                  "the address --port listens on (default 127.0.0.1; another needs --auth)");
+  cmd->add_option("--auth", c.auth, "user:password: HTTP Basic auth on everything --port serves");
   if (role == "scheduler" || role == "result-worker")
     cmd->add_option("--taskdb", c.taskdb,
                     "the task store: postgresql://USER@HOST/DB to share (or an SQLite file)");
@@ -474,13 +481,14 @@ int main(int argc, char** argv) {
   auto* status_cmd = app.add_subcommand(
       "status",
       "Show a distributed crawl from its Redis: every component that registered (role, host,\n"
-      "pid, live or dead, heartbeat age, pages done, its queue's lag) and the depth of the four\n"
+      "pid, live or dead, heartbeat age, work handled, its queue's lag) and the depth of the four\n"
       "streams between them (length, pending: taken and not yet acknowledged, lag: not yet\n"
       "taken, dead letters, consumers). A component is dead after 3 leases without a heartbeat.\n"
       "Exit status 0 when Redis answered, 1 when it cannot be reached, 2 for a bad flag.\n"
       "Examples:\n"
       "  squall status --redis redis://127.0.0.1:6379/0\n"
-      "  squall status --redis redis://:secret@10.0.0.5:6379/2 --namespace shop --json");
+      "  squall status --redis redis://:secret@10.0.0.5:6379/2 --namespace shop --json\n"
+      "  squall status --redis redis://10.0.0.5:6379/0 --port 8080     # the dashboard");
   status_cmd
       ->add_option("--redis", status.redis,
                    "redis://[[user]:password@]host[:port][/db], the Redis the components use")
@@ -493,6 +501,15 @@ int main(int argc, char** argv) {
       ->add_option("--timeout", status.timeout,
                    "seconds to wait for Redis, to connect and for each reply (default 5)")
       ->check(CLI::PositiveNumber);
+  status_cmd
+      ->add_option("--port", status.port,
+                   "serve the cluster read-only on this port until Ctrl-C instead of printing "
+                   "it: GET /api/cluster, /metrics and the dashboard (0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  status_cmd->add_option("--bind", status.bind,
+                         "the address --port listens on (default 127.0.0.1; another needs --auth)");
+  status_cmd->add_option("--auth", status.auth,
+                         "user:password: HTTP Basic auth on everything --port serves");
 
   constexpr const char* kComponents =
       "The components of one crawl share --redis and --namespace; a second machine is one more\n"

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "squall/cli/signal_watch.h"
+#include "squall/control/control_server.h"
 #include "squall/core.h"
 #include "squall/core/event.h"
 #include "squall/engine/cluster.h"
@@ -67,6 +68,21 @@ int run_component(const ComponentCommand& c, std::ostream& err) {
     signal_seen = sig;
     stop.set();
   });
+  std::optional<ControlServer> control;
+  if (c.port) {
+    try {
+      control.emplace(ControlOptions{.port = *c.port,
+                                     .bind = c.bind,
+                                     .auth = c.auth,
+                                     .cluster_redis = c.redis,
+                                     .cluster_namespace = c.ns});
+      control->start();
+    } catch (const Error& e) {
+      err << name << ": " << e.what() << "\n";
+      return kUsage;
+    }
+    err << "Dashboard: " << control->url() << "\n" << std::flush;
+  }
   std::vector<ProjectRuntime*> projects;
   if (runtime) projects.push_back(runtime.get());
   ComponentSummary summary;
@@ -81,6 +97,7 @@ int run_component(const ComponentCommand& c, std::ostream& err) {
     err << name << ": " << e.what() << "\n";
     return dynamic_cast<const InvalidArgumentError*>(&e) ? kUsage : kCouldNotRun;
   }
+  if (control) run_sync(control->stop());
   err << name << ": " << (summary.stopped ? "stopped" : "done") << " after " << summary.handled
       << (c.role == "scheduler"   ? " dispatches"
           : c.role == "fetcher"   ? " pages fetched"

@@ -9,40 +9,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "squall/cli/signal_watch.h"
+#include "squall/control/control_server.h"
+#include "squall/core/event.h"
 #include "squall/core/spawn.h"
-#include "squall/engine/cluster_keys.h"
-#include "squall/engine/component_registry.h"
-#include "squall/engine/stream_queue.h"
+#include "squall/engine/cluster_status.h"
 #include "squall/net/redis.h"
 
 namespace squall::cli {
 
 namespace {
-
-struct StreamRow {
-  const EngineStream* stream;
-  std::string key;
-  StreamDepth depth;
-};
-
-struct Status {
-  std::vector<ComponentStatus> components;
-  std::vector<StreamRow> streams;
-};
-
-Task<Status> read_status(RedisClient& redis, const std::string& ns) {
-  Status status;
-  ComponentRegistryOptions o;
-  o.ns = ns;
-  ComponentRegistry registry(redis, o);
-  status.components = co_await registry.components();
-  for (const EngineStream& s : engine_streams) {
-    StreamRow row{&s, cluster_key(ns, s.name), {}};
-    row.depth = co_await stream_depth(redis, row.key, std::string(s.group));
-    status.streams.push_back(std::move(row));
-  }
-  co_return status;
-}
 
 double seconds(Duration d) {
   return std::chrono::duration<double>(d).count();
@@ -85,17 +61,16 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
 }
 
 void print_tables(std::ostream& out, const StatusCommand& c, const std::string& peer,
-                  const Status& status) {
+                  const ClusterStatus& status) {
   out << "Redis " << peer << ", namespace \"" << c.ns << "\"\n\n";
-  size_t live = 0;
-  for (const auto& comp : status.components) live += comp.dead ? 0 : 1;
+  size_t live = status.live();
   out << "Components: " << live << " live, " << status.components.size() - live << " dead\n";
   if (status.components.empty()) {
     out << "  none has registered in this namespace (components join when they start: squall "
            "scheduler, fetcher, processor, result-worker)\n";
   } else {
     std::vector<std::vector<std::string>> rows = {
-        {"ROLE", "HOST", "PID", "STATE", "HEARTBEAT", "PAGES", "LAG", "UP"}};
+        {"ROLE", "HOST", "PID", "STATE", "HEARTBEAT", "HANDLED", "LAG", "UP"}};
     // UP: since it joined, by this machine's clock.
     double now =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -112,7 +87,7 @@ void print_tables(std::ostream& out, const StatusCommand& c, const std::string& 
   std::vector<std::vector<std::string>> rows = {
       {"STREAM", "FROM", "TO", "LENGTH", "PENDING", "LAG", "DEAD", "CONSUMERS"}};
   for (const auto& s : status.streams) {
-    rows.push_back({s.key, std::string(s.stream->from), std::string(s.stream->to),
+    rows.push_back({s.key, std::string(s.stream.from), std::string(s.stream.to),
                     std::to_string(s.depth.length), std::to_string(s.depth.pending),
                     std::to_string(s.depth.lag), std::to_string(s.depth.dead),
                     std::to_string(s.depth.consumers)});
@@ -120,42 +95,39 @@ void print_tables(std::ostream& out, const StatusCommand& c, const std::string& 
   print_table(out, rows, {false, false, false, true, true, true, true, true});
 }
 
-void print_json(std::ostream& out, const StatusCommand& c, const std::string& peer,
-                const Status& status) {
+void print_json(std::ostream& out, const std::string& peer, const ClusterStatus& status) {
   nlohmann::ordered_json j;
   j["redis"] = peer;
-  j["namespace"] = c.ns;
-  j["components"] = nlohmann::ordered_json::array();
-  for (const auto& comp : status.components) {
-    nlohmann::ordered_json e;
-    e["id"] = comp.id;
-    e["role"] = comp.role;
-    e["host"] = comp.host;
-    e["pid"] = comp.pid;
-    e["state"] = comp.dead ? "dead" : "live";
-    e["heartbeat_age"] = seconds(comp.age);
-    e["lease"] = seconds(comp.lease);
-    e["started"] = comp.started;
-    e["pages"] = comp.report.pages;
-    e["lag"] = comp.report.lag;
-    j["components"].push_back(std::move(e));
-  }
-  j["streams"] = nlohmann::ordered_json::array();
-  for (const auto& s : status.streams) {
-    nlohmann::ordered_json e;
-    e["name"] = s.stream->name;
-    e["key"] = s.key;
-    e["group"] = s.stream->group;
-    e["from"] = s.stream->from;
-    e["to"] = s.stream->to;
-    e["length"] = s.depth.length;
-    e["pending"] = s.depth.pending;
-    e["lag"] = s.depth.lag;
-    e["dead"] = s.depth.dead;
-    e["consumers"] = s.depth.consumers;
-    j["streams"].push_back(std::move(e));
-  }
+  nlohmann::ordered_json cluster = cluster_status_json(status);
+  for (auto it = cluster.begin(); it != cluster.end(); ++it) j[it.key()] = std::move(*it);
   out << j.dump(2) << "\n";
+}
+
+// --port: the cluster served until Ctrl-C.
+int serve_status(const StatusCommand& c, std::ostream& err) {
+  Loop loop;
+  std::optional<ControlServer> control;
+  try {
+    control.emplace(ControlOptions{.port = *c.port,
+                                   .bind = c.bind,
+                                   .auth = c.auth,
+                                   .cluster_redis = c.redis,
+                                   .cluster_namespace = c.ns});
+    control->start();
+  } catch (const Error& e) {
+    err << "squall status: " << e.what() << "\n";
+    return 2;
+  }
+  err << "Dashboard: " << control->url() << "\n"
+      << "Serving the cluster in namespace \"" << c.ns << "\" until Ctrl-C\n"
+      << std::flush;
+  Event leave;
+  SignalWatch signals(loop, [&](int) { leave.set(); });
+  run_sync([](ControlServer& server, Event& leave) -> Task<void> {
+    co_await leave.wait();
+    co_await server.stop();
+  }(*control, leave));
+  return 0;
 }
 
 }  // namespace
@@ -179,17 +151,18 @@ int run_status(const StatusCommand& c, std::ostream& out, std::ostream& err) {
     err << "squall status: --namespace: " << e.what() << "\n";
     return 2;
   }
+  if (c.port) return serve_status(c, err);
   auto limit = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(c.timeout));
   options.connect_timeout = limit;
   options.command_timeout = limit;
   options.connect_attempts = 2;
   options.client_name = "squall-status";
   std::string peer = options.host + ":" + std::to_string(options.port);
-  Status status;
+  ClusterStatus status;
   try {
-    status = run_sync([&]() -> Task<Status> {
+    status = run_sync([&]() -> Task<ClusterStatus> {
       RedisClient redis(options);
-      Status s = co_await read_status(redis, c.ns);
+      ClusterStatus s = co_await read_cluster_status(redis, c.ns);
       redis.close();
       co_return s;
     }());
@@ -203,7 +176,7 @@ int run_status(const StatusCommand& c, std::ostream& out, std::ostream& err) {
     return 1;
   }
   if (c.json) {
-    print_json(out, c, peer, status);
+    print_json(out, peer, status);
   } else {
     print_tables(out, c, peer, status);
   }

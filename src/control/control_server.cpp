@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "squall/control/cluster_view.h"
 #include "squall/control/curl_command.h"
 #include "squall/control/dashboard.h"
 #include "squall/control/debug_step.h"
@@ -109,10 +110,11 @@ std::string csv_value(const json& v) {
 class LiveFeed;
 
 struct ControlServer::State {
-  Engine& engine;
+  Engine* engine_or_null;
   ControlOptions options;
-  std::string expected_auth;  // the whole Authorization value, "Basic ..."
-  EngineMetrics metrics;
+  std::string expected_auth;                      // the whole Authorization value, "Basic ..."
+  std::unique_ptr<EngineMetrics> engine_metrics;  // with an engine only
+  std::unique_ptr<ClusterView> cluster;           // with options.cluster_redis only
   http::Application app;
   http::HttpServer* server = nullptr;
   std::set<LiveFeed*> feeds;
@@ -122,7 +124,35 @@ struct ControlServer::State {
   size_t debug_steps = 0;  // POST /api/debug in flight
   bool stopping = false;
 
-  State(Engine& e, ControlOptions o) : engine(e), options(std::move(o)), metrics(e) {}
+  State(Engine* e, ControlOptions o) : engine_or_null(e), options(std::move(o)) {
+    if (engine_or_null) engine_metrics = std::make_unique<EngineMetrics>(*engine_or_null);
+    if (!options.cluster_redis.empty())
+      cluster = std::make_unique<ClusterView>(
+          ClusterViewOptions{.redis = options.cluster_redis, .ns = options.cluster_namespace});
+  }
+
+  // The engine of a route that needs one; 501 where the server watches a cluster without one.
+  Engine& engine() {
+    if (!engine_or_null)
+      throw StatusError(501,
+                        "this control server watches a cluster through its Redis and runs no "
+                        "engine of its own: it serves GET /api/cluster, /metrics and the "
+                        "dashboard; the projects, tasks and results are in the scheduler's and "
+                        "the result worker's stores");
+    return *engine_or_null;
+  }
+  EngineMetrics& metrics() {
+    engine();
+    return *engine_metrics;
+  }
+  ClusterView& cluster_view() {
+    if (!cluster)
+      throw StatusError(404,
+                        "this control server watches no cluster: squall status --redis URL "
+                        "--port N serves one, and so does a component (squall fetcher ...) "
+                        "given --port");
+    return *cluster;
+  }
 
   bool authorized(const Request& req) const {
     if (expected_auth.empty()) return true;
@@ -137,23 +167,23 @@ struct ControlServer::State {
   }
 
   Scheduler& scheduler() {
-    Scheduler* s = engine.scheduler();
+    Scheduler* s = engine().scheduler();
     if (!s) throw StatusError(503, "the engine has not opened its store yet: try again shortly");
     return *s;
   }
   EngineStore& store() {
     scheduler();
-    return *engine.store();
+    return *engine().store();
   }
   EngineStore& result_store() {
     scheduler();
-    return *engine.result_store();
+    return *engine().result_store();
   }
 
   // The project a request names (?project=, or the only one the engine runs); 404 for one the
   // engine does not run.
   std::string project_of(const Request& req) {
-    std::vector<std::string> names = engine.projects();
+    std::vector<std::string> names = engine().projects();
     std::optional<std::string_view> given = req.query_argument("project");
     if (!given || given->empty()) {
       if (names.size() == 1) return names[0];
@@ -164,7 +194,7 @@ struct ControlServer::State {
     return known_project(std::string(*given));
   }
   std::string known_project(std::string name) {
-    std::vector<std::string> names = engine.projects();
+    std::vector<std::string> names = engine().projects();
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw StatusError(404, "no project '" + name + "'");
     return name;
@@ -193,43 +223,71 @@ struct ControlServer::State {
   json queues_json() {
     json out = json::object();
     json sched = json::object();
-    if (Scheduler* s = engine.scheduler())
-      for (const std::string& name : engine.projects()) {
+    if (Scheduler* s = engine().scheduler())
+      for (const std::string& name : engine().projects()) {
         Scheduler::Held held = s->held(name);
         sched[name] = {{"ready", held.ready}, {"delayed", held.delayed}, {"in_work", held.in_work}};
       }
     out["scheduler"] = sched;
-    const FetchStage* stage = engine.fetch_stage();
+    const FetchStage* stage = engine().fetch_stage();
     out["fetcher"] = {{"queued", stage ? stage->queued() : 0},
                       {"fetching", stage ? stage->in_flight() : 0},
                       {"room", stage ? stage->room() : 0}};
-    out["processor"] = {{"queued", engine.processing_queued()}};
-    out["in_flight"] = engine.in_flight();
+    out["processor"] = {{"queued", engine().processing_queued()}};
+    out["in_flight"] = engine().in_flight();
     return out;
   }
 
   json counters_json() {
     Scheduler& s = scheduler();
     json out = json::object();
-    for (const std::string& name : engine.projects()) out[name] = s.counters(name);
+    for (const std::string& name : engine().projects()) out[name] = s.counters(name);
     return out;
   }
 
-  // What a live feed gets every second.
-  json snapshot() {
-    uint64_t pages = metrics.pages();
-    json out = {{"time", engine.scheduler() ? engine.scheduler()->now() : 0.0},
-                {"pages", pages},
-                {"pages_per_second", pages - last_pages},
-                {"queues", queues_json()},
-                {"loop_lag", metrics.loop_lag()}};
+  // What a live feed gets every second: the engine's state, the cluster's, or both.
+  Task<json> snapshot() {
+    json out = {{"engine", engine_or_null != nullptr}};
+    json cluster_json;
+    if (cluster) {
+      try {
+        cluster_json = json(co_await cluster->read());
+      } catch (const std::exception& e) {
+        cluster_json = {{"redis", cluster->peer()},
+                        {"namespace", cluster->ns()},
+                        {"error", std::string("cannot read the cluster: ") + e.what()}};
+      }
+      out["cluster"] = cluster_json;
+    }
+    if (!engine_or_null) {
+      // Without an engine the chart follows the cluster's fetchers.
+      uint64_t pages = 0;
+      double rate = 0;
+      for (const json& c : cluster_json.value("components", json::array()))
+        if (c["role"] == "fetcher") {
+          pages += c["handled"].get<uint64_t>();
+          if (c["rate"].is_number()) rate += c["rate"].get<double>();
+        }
+      out["time"] =
+          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
+      out["pages"] = pages;
+      out["pages_per_second"] = std::lround(rate);
+      co_return out;
+    }
+    uint64_t pages = metrics().pages();
+    out["time"] = engine().scheduler() ? engine().scheduler()->now() : 0.0;
+    out["pages"] = pages;
+    out["pages_per_second"] = pages - last_pages;
+    out["queues"] = queues_json();
+    out["loop_lag"] = metrics().loop_lag();
     last_pages = pages;
-    if (engine.scheduler()) {
+    if (engine().scheduler()) {
       json projects = json::array();
-      for (const std::string& name : engine.projects()) projects.push_back(project_json(name));
+      for (const std::string& name : engine().projects()) projects.push_back(project_json(name));
       out["projects"] = std::move(projects);
     }
-    return out;
+    co_return out;
   }
 
   Task<void> broadcast();
@@ -265,17 +323,17 @@ class LiveFeed : public http::WebSocketHandler {
 };
 
 Task<void> ControlServer::State::broadcast() {
-  last_pages = metrics.pages();
+  last_pages = engine_metrics ? engine_metrics->pages() : 0;
   for (;;) {
     if (feeds.empty()) {
       // Nobody watches: nothing is sampled until a feed opens.
       watched.clear();
       co_await watched.wait();
-      last_pages = metrics.pages();
+      last_pages = engine_metrics ? engine_metrics->pages() : 0;
     }
     co_await sleep(std::chrono::seconds(1));
     if (feeds.empty()) continue;
-    std::string text = dump(snapshot());
+    std::string text = dump(co_await snapshot());
     std::vector<LiveFeed*> now(feeds.begin(), feeds.end());
     for (LiveFeed* feed : now)
       if (feeds.contains(feed)) feed->send(text);
@@ -334,7 +392,7 @@ Task<void> get_projects(State& s, Request& req, Reply& resp) {
   s.scheduler();
   std::string after(req.query_argument("after").value_or(""));
   size_t limit = static_cast<size_t>(int_argument(req, "limit", kDefaultPage, 1, kMaxPage));
-  std::vector<std::string> names = s.engine.projects();
+  std::vector<std::string> names = s.engine().projects();
   std::sort(names.begin(), names.end());
   auto from = after.empty() ? names.begin() : std::upper_bound(names.begin(), names.end(), after);
   auto to =
@@ -373,7 +431,8 @@ Task<void> patch_project(State& s, Request& req, Reply& resp) {
       throw StatusError(400, "unknown field '" + key + "': a project takes status, rate and burst");
     }
   }
-  if (!co_await s.engine.update_project(info)) throw StatusError(404, "no project '" + name + "'");
+  if (!co_await s.engine().update_project(info))
+    throw StatusError(404, "no project '" + name + "'");
   log(LogLevel::Info,
       "control: project " + name + " set to " + std::string(project_status_name(info.status)));
   co_await send_json(resp, s.project_json(name));
@@ -388,18 +447,48 @@ Task<void> get_queues(State& s, Request&, Reply& resp) {
 }
 
 Task<void> get_hosts(State& s, Request&, Reply& resp) {
-  json reply = {{"hosts", s.metrics.hosts()}};
+  json reply = {{"hosts", s.metrics().hosts()}};
   co_await send_json(resp, reply);
 }
 
 Task<void> get_errors(State& s, Request&, Reply& resp) {
-  json reply = {{"errors", s.metrics.recent_errors()}};
+  json reply = {{"errors", s.metrics().recent_errors()}};
   co_await send_json(resp, reply);
 }
 
+// The engine's metrics, the cluster's, or both; a cluster whose Redis cannot be read is
+// squall_cluster_up 0 and the rest.
 Task<void> get_metrics(State& s, Request&, Reply& resp) {
+  std::string text = s.engine_metrics ? s.engine_metrics->prometheus() : std::string();
+  if (s.cluster) {
+    PrometheusText cluster;
+    try {
+      co_await s.cluster->prometheus(cluster);
+    } catch (const std::exception& e) {
+      log(LogLevel::Warning,
+          std::string("control: /metrics: cannot read the cluster: ") + e.what());
+    }
+    text += cluster.text();
+  }
   resp.headers().set("Content-Type", PrometheusText::kContentType);
-  co_await resp.finish(s.metrics.prometheus());
+  co_await resp.finish(text);
+}
+
+Task<void> get_cluster(State& s, Request&, Reply& resp) {
+  ClusterView& view = s.cluster_view();
+  std::string text;
+  try {
+    text = (co_await view.read()).dump();
+  } catch (const InvalidArgumentError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw StatusError(503, "cannot read the cluster from Redis at " + view.peer() + ": " +
+                               e.what() + " (is redis-server running there?)");
+  }
+  resp.set_status(200);
+  resp.headers().set("Content-Type", "application/json");
+  resp.headers().set("Cache-Control", "no-store");
+  co_await resp.finish(text + "\n");
 }
 
 json task_summary(const CrawlTask& t) {
@@ -456,7 +545,7 @@ Task<void> post_tasks(State& s, Request& req, Reply& resp) {
                       "the body must be a task ({\"url\", \"project\", ...}), a list of "
                       "them, or {\"tasks\": [...]}");
   std::string fallback(req.query_argument("project").value_or(""));
-  std::vector<std::string> names = s.engine.projects();
+  std::vector<std::string> names = s.engine().projects();
   if (fallback.empty() && names.size() == 1) fallback = names[0];
   std::vector<CrawlTask> tasks;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -469,7 +558,7 @@ Task<void> post_tasks(State& s, Request& req, Reply& resp) {
     }
     s.known_project(tasks.back().project);
   }
-  RequestCounts c = co_await s.engine.request(std::move(tasks));
+  RequestCounts c = co_await s.engine().request(std::move(tasks));
   json reply = {{"inserted", c.inserted}, {"restarted", c.restarted}, {"cancelled", c.cancelled},
                 {"dropped", c.dropped},   {"postponed", c.postponed}, {"rejected", c.rejected}};
   co_await send_json(resp, reply);
@@ -477,7 +566,7 @@ Task<void> post_tasks(State& s, Request& req, Reply& resp) {
 
 Task<void> post_fetch(State& s, Request& req, Reply& resp) {
   s.scheduler();
-  Fetcher* fetcher = s.engine.fetcher();
+  Fetcher* fetcher = s.engine().fetcher();
   if (!fetcher) throw StatusError(503, "the engine's fetcher has not started yet");
   std::string_view text = co_await req.body();
   std::string_view trimmed = text;
@@ -534,7 +623,7 @@ Task<void> post_debug(State& s, Request& req, Reply& resp) {
   }
   std::string project = string_field(body, "project");
   if (project.empty()) {
-    std::vector<std::string> names = s.engine.projects();
+    std::vector<std::string> names = s.engine().projects();
     if (names.size() != 1) throw StatusError(400, "project is required");
     project = names[0];
   }
@@ -559,7 +648,7 @@ Task<void> post_debug(State& s, Request& req, Reply& resp) {
                                  "' (callbacks: " + list + ")");
   }
   CrawlTask task = debug_task(*target->runtime, request);
-  Fetcher* fetcher = s.engine.fetcher();
+  Fetcher* fetcher = s.engine().fetcher();
   if (!fetcher)
     throw StatusError(503, "the engine's fetcher has not started yet: try again shortly");
   if (s.debug_steps >= kDebugSteps)
@@ -668,7 +757,20 @@ Task<void> not_found(State&, Request& req, Reply&) {
 }  // namespace
 
 ControlServer::ControlServer(Engine& engine, ControlOptions options)
-    : state_(std::make_shared<State>(engine, std::move(options))) {
+    : state_(std::make_shared<State>(&engine, std::move(options))) {
+  routes();
+}
+
+ControlServer::ControlServer(ControlOptions options) {
+  if (options.cluster_redis.empty())
+    throw InvalidArgumentError(
+        "control: a control server without an engine watches a cluster: give its Redis "
+        "(cluster_redis, --redis)");
+  state_ = std::make_shared<State>(nullptr, std::move(options));
+  routes();
+}
+
+void ControlServer::routes() {
   State& s = *state_;
   if (!s.options.auth.empty()) {
     if (s.options.auth.find(':') == std::string::npos)
@@ -697,12 +799,14 @@ ControlServer::ControlServer(Engine& engine, ControlOptions options)
   s.app.add("GET", "/api/queues", guarded(p, get_queues));
   s.app.add("GET", "/api/hosts", guarded(p, get_hosts));
   s.app.add("GET", "/api/errors", guarded(p, get_errors));
+  s.app.add("GET", "/api/cluster", guarded(p, get_cluster));
   s.app.add({"/api/live", http::handler<LiveFeed>(p)});
 }
 
 ControlServer::~ControlServer() {
   if (state_->broadcaster) state_->broadcaster->kill();
-  state_->metrics.stop();
+  if (state_->engine_metrics) state_->engine_metrics->stop();
+  if (state_->cluster) state_->cluster->close();
 }
 
 void ControlServer::start() {
@@ -710,7 +814,7 @@ void ControlServer::start() {
   std::string host = s.options.bind == "localhost" ? "127.0.0.1" : s.options.bind;
   if (host.starts_with('[') && host.ends_with(']')) host = host.substr(1, host.size() - 2);
   s.server = &s.app.listen(s.options.port, host);
-  s.metrics.start();
+  if (s.engine_metrics) s.engine_metrics->start();
   s.broadcaster = spawn(s.broadcast());
 }
 
@@ -728,13 +832,14 @@ Task<void> ControlServer::stop() {
   State& s = *state_;
   if (s.stopping) co_return;
   s.stopping = true;
-  s.metrics.stop();
+  if (s.engine_metrics) s.engine_metrics->stop();
   if (s.broadcaster) {
     s.broadcaster->kill();
     co_await s.broadcaster->join();
     s.broadcaster.reset();
   }
   co_await s.app.stop(std::chrono::seconds(2));
+  if (s.cluster) s.cluster->close();
 }
 
 }  // namespace squall

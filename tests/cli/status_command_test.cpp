@@ -1,6 +1,8 @@
 // `squall status` run as a process against a real redis-server that components and queues of a
-// distributed crawl have written to: tables, JSON, namespaces, and the errors a user meets.
+// distributed crawl have written to: tables, JSON, namespaces, serving them with --port, and the
+// errors a user meets.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -10,6 +12,7 @@
 #include "squall/engine/cluster_keys.h"
 #include "squall/engine/component_registry.h"
 #include "squall/engine/stream_queue.h"
+#include "squall/http/client.h"
 #include "support/loop_fixture.h"
 #include "support/redis_server.h"
 #include "support/squall_command.h"
@@ -105,7 +108,8 @@ TEST_F(StatusCommandTest, PrintsOneJsonObjectForScripts) {
   ASSERT_EQ(j["components"].size(), 2u);
   EXPECT_EQ(j["components"][0]["id"], "fetcher@host-a:101");
   EXPECT_EQ(j["components"][0]["state"], "live");
-  EXPECT_EQ(j["components"][0]["pages"], 42);
+  EXPECT_EQ(j["components"][0]["handled"], 42);
+  EXPECT_EQ(j["components"][0]["alive"], true);
   EXPECT_EQ(j["components"][0]["lag"], 2);
   EXPECT_EQ(j["components"][0]["lease"], 30.0);
   EXPECT_EQ(j["components"][1]["role"], "processor");
@@ -132,6 +136,45 @@ TEST_F(StatusCommandTest, ANamespaceShowsOnlyItsOwnCrawl) {
   EXPECT_EQ(j["streams"][0]["length"], 0);
   test::CommandResult table = status({"--redis", server_.url()});
   EXPECT_TRUE(contains(table.out, "none has registered in this namespace")) << table.out;
+}
+
+TEST_F(StatusCommandTest, WithPortItServesTheClusterAndTheDashboardUntilStopped) {
+  write_cluster();
+  test::Process served = test::Process::start({test::squall_binary(), "status", "--redis",
+                                               server_.url(), "--namespace", "shop", "--port", "0"},
+                                              dir_.path());
+  int port = test::dashboard_port(test::await_output(served, "until Ctrl-C\n"));
+  ASSERT_GT(port, 0) << served.output();
+  EXPECT_TRUE(contains(served.output(), "Serving the cluster in namespace \"shop\""))
+      << served.output();
+  std::string origin = "http://127.0.0.1:" + std::to_string(port);
+  run([&]() -> Task<void> {
+    http::HttpResponse cluster = co_await http::HttpClient::shared().fetch(origin + "/api/cluster");
+    nlohmann::json j = nlohmann::json::parse(cluster.body);
+    EXPECT_EQ(j["namespace"], "shop");
+    EXPECT_EQ(j["live"], 1);
+    EXPECT_EQ(j["dead"], 1);
+    EXPECT_EQ(j["components"][0]["id"], "fetcher@host-a:101");
+    EXPECT_EQ(j["streams"][0]["pending"], 1);
+    http::HttpResponse page = co_await http::HttpClient::shared().fetch(origin + "/");
+    EXPECT_TRUE(contains(page.body, "id=\"cluster\"")) << "the dashboard, with its cluster pane";
+    http::HttpClient::shared().close();
+  }());
+  EXPECT_EQ(test::exit_status(served.stop(SIGTERM)), 0) << served.output();
+}
+
+TEST_F(StatusCommandTest, APortThatCannotBeBoundIsAUsageError) {
+  test::Process holder = test::Process::start(
+      {test::squall_binary(), "status", "--redis", server_.url(), "--port", "0"}, dir_.path());
+  int port = test::dashboard_port(test::await_output(holder, "until Ctrl-C\n"));
+  ASSERT_GT(port, 0) << holder.output();
+  test::CommandResult r = status({"--redis", server_.url(), "--port", std::to_string(port)});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "squall status: ")) << r.err;
+  test::CommandResult open = status({"--redis", server_.url(), "--port", "0", "--bind", "0.0.0.0"});
+  EXPECT_EQ(open.status, 2);
+  EXPECT_TRUE(contains(open.err, "requires --auth")) << open.err;
+  holder.stop(SIGTERM);
 }
 
 TEST_F(StatusCommandTest, AnUnreachableRedisIsAClearError) {

@@ -1,6 +1,7 @@
 // ControlServer: every route driven by real HTTP requests against a running engine, with a
 // project fetching from a local site, bad inputs and Basic auth; /metrics read back by
-// Prometheus's own text parser (python3-prometheus-client).
+// Prometheus's own text parser (python3-prometheus-client); and a server without an engine
+// watching a cluster in a real redis-server.
 #include "squall/control/control_server.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "squall/control/prometheus.h"
+#include "squall/engine/component_registry.h"
 #include "squall/engine/engine.h"
 #include "squall/http/client.h"
 #include "squall/http/server.h"
@@ -17,6 +19,7 @@
 #include "squall/url/base64.h"
 #include "support/loop_fixture.h"
 #include "support/process.h"
+#include "support/redis_server.h"
 #include "support/squall_command.h"
 
 namespace squall {
@@ -558,6 +561,86 @@ TEST_F(ControlServerTest, MetricsParseWithPrometheusOwnParserAndCountThePages) {
     EXPECT_NE(r.out.find("histogram squall_event_loop_lag_seconds_count{} "), std::string::npos);
     EXPECT_NE(r.out.find("counter squall_fetched_bytes_total{project=chain} "), std::string::npos);
   });
+}
+
+TEST_F(ControlServerTest, AServerWithoutAClusterSaysHowToGetOneAtApiCluster) {
+  with_engine([&](Engine&, ChainSite&, ControlServer&) -> Task<void> {
+    Reply cluster = co_await call("GET", "/api/cluster");
+    EXPECT_EQ(cluster.code, 404);
+    EXPECT_TRUE(test::contains(cluster.value()["error"].get<std::string>(), "--port"))
+        << cluster.body;
+  });
+}
+
+TEST_F(ControlServerTest, WithoutAnEngineItServesTheClusterAndTheEngineRoutesAnswer501) {
+  test::RedisServer redis;
+  EXPECT_THROW(ControlServer(ControlOptions{}), InvalidArgumentError);
+  auto main = [&]() -> Task<void> {
+    RedisClient client(redis.url());
+    ComponentRegistryOptions member;
+    member.ns = "shop";
+    member.host = "host-a";
+    member.pid = 7;
+    ComponentRegistry fetcher(client, member);
+    co_await fetcher.join(ComponentRole::Fetcher, [] { return ComponentReport{3, 1}; });
+    ControlServer control({.cluster_redis = redis.url(), .cluster_namespace = "shop"});
+    control.start();
+    base_ = control.url();
+
+    Reply cluster = co_await call("GET", "/api/cluster");
+    EXPECT_EQ(cluster.code, 200) << cluster.body;
+    json j = cluster.value();
+    EXPECT_EQ(j["namespace"], "shop");
+    EXPECT_EQ(j["live"], 1);
+    EXPECT_EQ(j["components"][0]["id"], "fetcher@host-a:7");
+    EXPECT_EQ(j["components"][0]["handled"], 3);
+    EXPECT_EQ(j["streams"][0]["key"], "squall:shop:fetch");
+    for (const char* path : {"/api/projects", "/api/tasks", "/api/results", "/api/counters",
+                             "/api/queues", "/api/hosts", "/api/errors"}) {
+      Reply r = co_await call("GET", path);
+      EXPECT_EQ(r.code, 501) << path;
+      EXPECT_TRUE(test::contains(r.body, "runs no engine of its own")) << path << r.body;
+    }
+    Reply fetch = co_await call("POST", "/api/fetch", R"({"url": "http://127.0.0.1:1/"})");
+    EXPECT_EQ(fetch.code, 501) << fetch.body;
+    Reply metrics = co_await call("GET", "/metrics");
+    EXPECT_EQ(metrics.code, 200);
+    EXPECT_TRUE(test::contains(metrics.body, "squall_cluster_up{namespace=\"shop\"} 1\n"))
+        << metrics.body;
+    EXPECT_FALSE(test::contains(metrics.body, "squall_pages_fetched_total")) << metrics.body;
+    Reply page = co_await call("GET", "/");
+    EXPECT_EQ(page.code, 200);
+
+    // The live feed carries the cluster, and says there is no engine.
+    std::string url = "ws://127.0.0.1:" + std::to_string(control.port()) + "/api/live";
+    http::WebSocket ws = co_await http::websocket_connect(url);
+    std::optional<http::WsMessage> m = co_await ws.read_message();
+    EXPECT_TRUE(m);
+    if (m) {
+      json s = json::parse(m->data);
+      EXPECT_EQ(s["engine"], false);
+      EXPECT_EQ(s["cluster"]["components"][0]["role"], "fetcher");
+      EXPECT_EQ(s["pages"], 3);
+      EXPECT_FALSE(s.contains("projects"));
+    }
+    co_await ws.close();
+
+    // Redis gone: the API says so, and /metrics that the cluster is down.
+    co_await fetcher.leave();
+    client.close();
+    redis.stop();
+    co_await sleep(600ms);  // past fresh_for: the next read goes to Redis
+    Reply down = co_await call("GET", "/api/cluster");
+    EXPECT_EQ(down.code, 503) << down.body;
+    EXPECT_TRUE(test::contains(down.body, "is redis-server running there?")) << down.body;
+    Reply down_metrics = co_await call("GET", "/metrics");
+    EXPECT_EQ(down_metrics.code, 200);
+    EXPECT_TRUE(test::contains(down_metrics.body, "squall_cluster_up{namespace=\"shop\"} 0\n"))
+        << down_metrics.body;
+    co_await control.stop();
+    http::HttpClient::shared().close();
+  };
+  run(main(), 60s);
 }
 
 }  // namespace

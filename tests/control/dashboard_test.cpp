@@ -4,7 +4,9 @@
 // server's log says so, and the site's access log stops growing), and saves a screenshot
 // (test-artifacts/dashboard.png in the test's working directory); and on a `squall run --port`
 // project, steps its debugger pane (test-artifacts/debugger.png), clicks a follow and steps again
-// (test-artifacts/debugger-result.png).
+// (test-artifacts/debugger-result.png); and, served by `squall status --port` beside a crawl split
+// over five component processes and a real redis-server, shows every component and queue in its
+// cluster pane and a fetcher killed -9 as dead (test-artifacts/cluster.png).
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -12,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -21,6 +24,7 @@
 #include "squall/url/base64.h"
 #include "support/loop_fixture.h"
 #include "support/process.h"
+#include "support/redis_server.h"
 #include "support/site.h"
 #include "support/squall_command.h"
 
@@ -361,6 +365,152 @@ TEST_F(DashboardTest, TheDebuggerPaneStepsAPythonProjectAndAClickedFollowIsTheNe
   EXPECT_EQ(site.requests_for("/page/x").size(), 1u);
   EXPECT_TRUE(site.requests_for("/page/y").empty()) << "a follow is fetched only when stepped";
   EXPECT_EQ(test::exit_status(project.stop(SIGINT)), 0) << project.output();
+}
+
+// A chain of pages that never ends within the test: each links to ten more.
+constexpr const char* kClusterProject = R"(from pyspider.libs.base_handler import *
+
+
+class Handler(BaseHandler):
+    def on_start(self):
+        self.crawl('{ORIGIN}/chain/0?to=1000000', callback=self.chain_page)
+
+    def chain_page(self, response):
+        for each in response.doc('a[href^="http"]').items():
+            self.crawl(each.attr.href, callback=self.chain_page)
+        return {'title': response.doc('title').text()}
+)";
+
+TEST_F(DashboardTest, TheClusterPaneShowsEveryComponentAndQueueAndAKilledFetcherAsDead) {
+  test::RunPeer site;
+  test::TempDir work;
+  work.write("chain.py", test::with_origin(kClusterProject, site.origin));
+  test::RedisServer redis;
+  // A lease of 1 s: a heartbeat every third of a second, dead after 3 s of silence. The
+  // fetchers share one slot on the site and 50 ms between two fetches: about 20 pages a second.
+  std::vector<std::string> common = {"--redis", redis.url(), "--namespace", "dash", "--lease", "1"};
+  auto start = [&](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), test::squall_binary());
+    argv.insert(argv.end(), common.begin(), common.end());
+    return test::Process::start(argv, work.path());
+  };
+  std::vector<test::Process> fetchers;
+  for (int i = 0; i < 2; ++i)
+    fetchers.push_back(start({"fetcher", "-c", "2", "--per-host", "1", "--delay", "0.05"}));
+  test::Process processor = start({"processor", "chain.py"});
+  test::Process worker =
+      start({"result-worker", "--taskdb", "sqlite:///" + (work.path() / "results.db").string()});
+  test::Process scheduler = start(
+      {"scheduler", "chain.py", "--taskdb", "sqlite:///" + (work.path() / "tasks.db").string()});
+  test::Process status = test::Process::start({test::squall_binary(), "status", "--redis",
+                                               redis.url(), "--namespace", "dash", "--port", "0"},
+                                              work.path());
+  int port = test::dashboard_port(test::await_output(status, "until Ctrl-C\n"));
+  ASSERT_GT(port, 0) << status.output();
+  std::string origin = "http://127.0.0.1:" + std::to_string(port);
+  Chromium chromium;
+  ASSERT_GT(chromium.port, 0) << chromium.process.output();
+
+  auto body = [&]() -> Task<void> {
+    http::HttpResponse list = co_await http::HttpClient::shared().fetch(
+        "http://127.0.0.1:" + std::to_string(chromium.port) + "/json/list");
+    std::string target;
+    for (const json& t : json::parse(list.body))
+      if (t.contains("type") && t["type"] == "page") target = t["webSocketDebuggerUrl"];
+    if (target.empty()) throw std::runtime_error("no page target: " + list.body);
+    DevTools page(co_await http::websocket_connect(target));
+    co_await page.call("Page.enable");
+    json navigate = {{"url", origin + "/"}};
+    co_await page.call("Page.navigate", navigate);
+
+    // The rows of the components' table: role, host, pid, state, handled, rate.
+    const std::string rows_js = R"([...document.querySelectorAll("#components tbody tr[data-id]")]
+        .map(tr => [...tr.cells].map(td => td.textContent)))";
+    json rows;
+    // Every component live, and each fetcher with a rate (two heartbeats seen) and pages.
+    auto ready = [](const json& r) {
+      if (!r.is_array() || r.size() != 5) return false;
+      for (const json& row : r) {
+        if (row[3] != "live") return false;
+        if (row[0] == "fetcher" && (row[6] == "—" || row[5] == "0")) return false;
+      }
+      return true;
+    };
+    for (int i = 0; i < 300 && !ready(rows); ++i) {
+      rows = co_await page.eval(rows_js);
+      if (!ready(rows)) co_await sleep(100ms);
+    }
+    if (!ready(rows)) throw std::runtime_error("the cluster pane never showed it: " + rows.dump());
+    std::vector<std::string> roles;
+    for (const json& row : rows) roles.push_back(row[0]);
+    EXPECT_EQ(roles, (std::vector<std::string>{"scheduler", "fetcher", "fetcher", "processor",
+                                               "result-worker"}));
+    std::set<std::string> pids;
+    for (const json& row : rows) pids.insert(row[2].get<std::string>());
+    for (const test::Process* p : {&scheduler, &fetchers[0], &fetchers[1], &processor, &worker})
+      EXPECT_TRUE(pids.contains(std::to_string(p->pid()))) << rows.dump();
+    json streams = co_await page.eval(
+        R"([...document.querySelectorAll("#streams tbody tr")].map(tr => tr.dataset.stream))");
+    EXPECT_EQ(streams, (json{"fetch", "process", "outcome", "result"}));
+    json summary = co_await page.eval("document.getElementById('cluster-summary').textContent");
+    EXPECT_TRUE(test::contains(summary.dump(), "namespace dash")) << summary;
+    // No engine here: the engine's panes are hidden, and the chart follows the fetchers.
+    json hidden = co_await page.eval(
+        R"([...document.querySelectorAll("section.engine")].every(
+            s => getComputedStyle(s).display === "none"))");
+    EXPECT_EQ(hidden, true);
+    json pages = co_await page.eval("+(document.body.dataset.pages || 0)");
+    EXPECT_GT(pages.is_number() ? pages.get<int>() : 0, 0);
+
+    // A fetcher killed -9: its row turns dead once 3 of its leases pass without a heartbeat.
+    std::string dead_pid = std::to_string(fetchers[1].pid());
+    fetchers[1].stop(SIGKILL);
+    const std::string state_js =
+        R"((() => { const tr = [...document.querySelectorAll("#components tbody tr")].find(
+            tr => tr.cells[2].textContent === ")" +
+        dead_pid + R"("); return tr ? tr.cells[3].textContent : null; })())";
+    json state;
+    for (int i = 0; i < 300 && state != "dead"; ++i) {
+      state = co_await page.eval(state_js);
+      if (state != "dead") co_await sleep(100ms);
+    }
+    EXPECT_EQ(state, "dead");
+    rows = co_await page.eval(rows_js);
+    int live = 0;
+    for (const json& row : rows) live += row[3] == "live" ? 1 : 0;
+    EXPECT_EQ(live, 4) << rows.dump();
+    summary = co_await page.eval("document.getElementById('cluster-summary').textContent");
+    EXPECT_TRUE(test::contains(summary.dump(), "4 live, 1 dead")) << summary;
+    // The page as far as it goes: the cluster pane and the chart.
+    co_await page.eval("document.body.id = 'page'");
+    co_await screenshot(page, "test-artifacts/cluster.png", "page");
+
+    // The API and /metrics say the same.
+    http::HttpResponse api = co_await http::HttpClient::shared().fetch(origin + "/api/cluster");
+    json cluster = json::parse(api.body);
+    EXPECT_EQ(cluster["live"], 4);
+    EXPECT_EQ(cluster["dead"], 1);
+    for (const json& c : cluster["components"])
+      if (std::to_string(c["pid"].get<int64_t>()) == dead_pid) {
+        EXPECT_EQ(c["alive"], false);
+        EXPECT_EQ(c["rate"], 0.0);
+      }
+    http::HttpResponse metrics = co_await http::HttpClient::shared().fetch(origin + "/metrics");
+    EXPECT_TRUE(test::contains(metrics.body,
+                               "squall_cluster_components{namespace=\"dash\",state=\"dead\"} 1"))
+        << metrics.body;
+    http::HttpRequest tasks;
+    tasks.url = origin + "/api/tasks";
+    tasks.raise_error = false;
+    http::HttpResponse no_engine = co_await http::HttpClient::shared().fetch(std::move(tasks));
+    EXPECT_EQ(no_engine.code, 501);
+    EXPECT_TRUE(test::contains(no_engine.body, "runs no engine")) << no_engine.body;
+    co_await page.close();
+    http::HttpClient::shared().close();
+  };
+  run(body(), 120s);
+  EXPECT_EQ(test::exit_status(status.stop(SIGTERM)), 0) << status.output();
+  for (test::Process* p : {&scheduler, &fetchers[0], &processor, &worker}) p->stop(SIGTERM);
 }
 
 }  // namespace

@@ -1,12 +1,17 @@
 // `squall scheduler`, `squall fetcher`, `squall processor`, `squall result-worker`: one of the
 // engine's components as a process (engine/cluster.h), joined to the others through Redis.
 //
+// With --port it prints "Dashboard: URL" and serves the cluster (squall status --port's routes)
+// until it ends.
+//
 // Exit status: 0 the crawl is done (or, for the scheduler, it finished it), 130 Ctrl-C or
 // SIGTERM, 2 a usage error (a bad flag, URL or store location; a script that does not load), 1
 // it could not run (Redis or the store unreachable, a component that failed).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -29,6 +34,11 @@ struct ComponentCommand {
   double lease = 30;  // seconds
   int max_deliveries = 5;
   bool keep_running = false;  // not leaving when the crawl is done
+  // Serve the cluster's control routes and dashboard while it runs (control_server.h, without
+  // an engine): the port (0: any free one), its address and user:password.
+  std::optional<uint16_t> port;
+  std::string bind = "127.0.0.1";
+  std::string auth;
 };
 
 int run_component(const ComponentCommand& command, std::ostream& err);

@@ -36,7 +36,8 @@
 // `next` to pass as `after` for the following page (null at the end); nothing is counted on
 // request: counts come from the scheduler's counters. Errors are JSON ({"error": "..."}):
 // 400 naming what is wrong in a malformed body or argument, 404 for an unknown project, task
-// or route, 503 before the engine has opened its store. With `auth` every route asks for HTTP
+// or route, 503 before the engine has opened its store, 501 for a route that needs an engine on
+// a server without one. With `auth` every route asks for HTTP
 // Basic credentials (401 with WWW-Authenticate otherwise).
 //
 // Threads: the engine's loop only.
@@ -69,6 +70,9 @@ struct ControlOptions {
   std::string auth;
   // The projects the debugger steps (a script's); the others answer 409 there.
   std::vector<DebuggableProject> debug;
+  // A distributed crawl to watch: its Redis (redis://...) and namespace; empty for none.
+  std::string cluster_redis;
+  std::string cluster_namespace = "squall";
 };
 
 class ControlServer {
@@ -76,6 +80,9 @@ class ControlServer {
   // InvalidArgumentError for a bind address other than loopback without auth, or an auth
   // without ':'.
   ControlServer(Engine& engine, ControlOptions options = {});
+  // A server without an engine: the cluster's routes and the dashboard. InvalidArgumentError
+  // also for an empty or bad cluster_redis or cluster_namespace.
+  explicit ControlServer(ControlOptions options);
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;
@@ -92,6 +99,7 @@ class ControlServer {
   struct State;
 
  private:
+  void routes();
   std::shared_ptr<State> state_;
 };
 
