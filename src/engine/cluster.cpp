@@ -190,6 +190,19 @@ void warn(const std::string& what) {
   log(LogLevel::Warning, what);
 }
 
+// The message of a stream entry, or nothing when it is malformed: that one is logged as `what`
+// and left pending, to go to the dead letters after max_deliveries, kept for a look.
+template <typename Message>
+std::optional<Message> decoded(const StreamDelivery& entry,
+                               Message (*decode)(std::string_view bytes), std::string_view what) {
+  try {
+    return decode(entry.payload);
+  } catch (const InvalidArgumentError& e) {
+    warn(std::string(what) + " " + entry.id + ": " + e.what());
+    return std::nullopt;
+  }
+}
+
 // Whether the store holds this very result for its task already: the same page processed again
 // because a fetcher, a processor or a scheduler was killed with it in hand (the at-least-once
 // delivery's repeats): its line is in the export already.
@@ -277,17 +290,11 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
       if (batch.empty()) continue;
       std::vector<std::string> settled;
       for (const StreamDelivery& d : batch) {
-        ProcessOutput out;
-        try {
-          out = decode_output(d.payload);
-        } catch (const InvalidArgumentError& e) {
-          // Left pending: after max_deliveries it goes to the dead letters, kept for a look.
-          warn("scheduler: outcome " + d.id + ": " + e.what());
-          continue;
-        }
-        co_await scheduler.request(std::move(out.follows));
-        out.status.token -= base;
-        co_await scheduler.outcome(std::move(out.status));
+        std::optional<ProcessOutput> out = decoded(d, decode_output, "scheduler: outcome");
+        if (!out) continue;
+        co_await scheduler.request(std::move(out->follows));
+        out->status.token -= base;
+        co_await scheduler.outcome(std::move(out->status));
         settled.push_back(d.id);
       }
       co_await scheduler.commit();
@@ -471,13 +478,9 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
         continue;
       }
       for (StreamDelivery& entry : batch) {
-        Dispatch d;
-        try {
-          d = decode_dispatch(entry.payload);
-        } catch (const InvalidArgumentError& e) {
-          warn("fetcher: dispatch " + entry.id + ": " + e.what());
-          continue;
-        }
+        std::optional<Dispatch> dispatch = decoded(entry, decode_dispatch, "fetcher: dispatch");
+        if (!dispatch) continue;
+        Dispatch& d = *dispatch;
         auto& tokens = held[key_of(d)];
         bool fetching = !tokens.empty();
         tokens[d.token].push_back(entry.id);
@@ -549,13 +552,9 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
       std::vector<ProcessItem> items;
       items.reserve(batch.size());
       for (StreamDelivery& entry : batch) {
-        FetchedTask f;
-        try {
-          f = decode_fetched(entry.payload);
-        } catch (const InvalidArgumentError& e) {
-          warn("processor: fetched page " + entry.id + ": " + e.what());
-          continue;
-        }
+        std::optional<FetchedTask> page = decoded(entry, decode_fetched, "processor: fetched page");
+        if (!page) continue;
+        FetchedTask& f = *page;
         auto it = by_name.find(f.dispatch.task.project);
         if (it == by_name.end()) {
           // Another processor may run it: left for the lease, then the dead letters.
@@ -637,18 +636,13 @@ Task<ComponentSummary> run_result_worker(ClusterOptions o, Event& stop) {
     }
     std::vector<std::string> settled;
     for (const StreamDelivery& entry : batch) {
-      ProcessOutput out;
-      try {
-        out = decode_output(entry.payload);
-      } catch (const InvalidArgumentError& e) {
-        warn("result worker: result " + entry.id + ": " + e.what());
-        continue;
-      }
-      if (out.result) {
-        if (co_await already_stored(*store, out.status.project, *out.result))
-          co_await store->upsert(out.status.project, *out.result);
+      std::optional<ProcessOutput> out = decoded(entry, decode_output, "result worker: result");
+      if (!out) continue;
+      if (out->result) {
+        if (co_await already_stored(*store, out->status.project, *out->result))
+          co_await store->upsert(out->status.project, *out->result);
         else
-          co_await writer.write(out.status.project, *out.result);
+          co_await writer.write(out->status.project, *out->result);
       }
       settled.push_back(entry.id);
     }
