@@ -42,6 +42,10 @@ json evaluate(const std::string& expression) {
 json value_of(const json& reply) {
   return reply["result"].value("value", json());
 }
+// Page.navigate's parameters.
+json navigation(const std::string& url) {
+  return {{"url", url}};
+}
 
 // One page's DevTools session.
 class DevTools {
@@ -70,6 +74,21 @@ class DevTools {
   }
 
   Task<void> close() { co_await ws_.close(); }
+
+  // The page of the Chromium whose DevTools listen on `port`, its events enabled, navigated to
+  // `url`.
+  static Task<DevTools> open(int port, std::string url) {
+    http::HttpResponse list = co_await http::HttpClient::shared().fetch(
+        "http://127.0.0.1:" + std::to_string(port) + "/json/list");
+    std::string target;
+    for (const json& t : json::parse(list.body))
+      if (t.contains("type") && t["type"] == "page") target = t["webSocketDebuggerUrl"];
+    if (target.empty()) throw std::runtime_error("no page target: " + list.body);
+    DevTools page(co_await http::websocket_connect(target));
+    co_await page.call("Page.enable");
+    co_await page.call("Page.navigate", navigation(url));
+    co_return std::move(page);
+  }
 
  private:
   http::WebSocket ws_;
@@ -175,16 +194,7 @@ TEST_F(DashboardTest, ThePageShowsTheCrawlLiveAndItsPauseButtonStopsTheFetches) 
   ASSERT_GT(chromium.port, 0) << chromium.process.output();
 
   auto body = [&]() -> Task<void> {
-    http::HttpResponse list = co_await http::HttpClient::shared().fetch(
-        "http://127.0.0.1:" + std::to_string(chromium.port) + "/json/list");
-    std::string target;
-    for (const json& t : json::parse(list.body))
-      if (t.contains("type") && t["type"] == "page") target = t["webSocketDebuggerUrl"];
-    if (target.empty()) throw std::runtime_error("no page target: " + list.body);
-    DevTools page(co_await http::websocket_connect(target));
-    co_await page.call("Page.enable");
-    json navigate = {{"url", dashboard}};
-    co_await page.call("Page.navigate", navigate);
+    DevTools page = co_await DevTools::open(chromium.port, dashboard);
 
     // The live feed's updates come in and the page count grows between them.
     int updates = 0, first_pages = -1, pages = -1;
@@ -287,16 +297,7 @@ TEST_F(DashboardTest, TheDebuggerPaneStepsAPythonProjectAndAClickedFollowIsTheNe
   ASSERT_GT(chromium.port, 0) << chromium.process.output();
 
   auto body = [&]() -> Task<void> {
-    http::HttpResponse list = co_await http::HttpClient::shared().fetch(
-        "http://127.0.0.1:" + std::to_string(chromium.port) + "/json/list");
-    std::string target;
-    for (const json& t : json::parse(list.body))
-      if (t.contains("type") && t["type"] == "page") target = t["webSocketDebuggerUrl"];
-    if (target.empty()) throw std::runtime_error("no page target: " + list.body);
-    DevTools page(co_await http::websocket_connect(target));
-    co_await page.call("Page.enable");
-    json navigate = {{"url", dashboard}};
-    co_await page.call("Page.navigate", navigate);
+    DevTools page = co_await DevTools::open(chromium.port, dashboard);
     // The pane offers the project's callbacks once the page has its projects.
     json callbacks;
     for (int i = 0; i < 200; ++i) {
@@ -412,16 +413,7 @@ TEST_F(DashboardTest, TheClusterPaneShowsEveryComponentAndQueueAndAKilledFetcher
   ASSERT_GT(chromium.port, 0) << chromium.process.output();
 
   auto body = [&]() -> Task<void> {
-    http::HttpResponse list = co_await http::HttpClient::shared().fetch(
-        "http://127.0.0.1:" + std::to_string(chromium.port) + "/json/list");
-    std::string target;
-    for (const json& t : json::parse(list.body))
-      if (t.contains("type") && t["type"] == "page") target = t["webSocketDebuggerUrl"];
-    if (target.empty()) throw std::runtime_error("no page target: " + list.body);
-    DevTools page(co_await http::websocket_connect(target));
-    co_await page.call("Page.enable");
-    json navigate = {{"url", origin + "/"}};
-    co_await page.call("Page.navigate", navigate);
+    DevTools page = co_await DevTools::open(chromium.port, origin + "/");
 
     // The rows of the components' table: role, host, pid, state, handled, rate.
     const std::string rows_js = R"([...document.querySelectorAll("#components tbody tr[data-id]")]
