@@ -141,8 +141,9 @@ struct ComponentSummary {
 };
 
 // Each runs until done (above) or `stop`. They throw what the store and Redis throw when they
-// cannot be reached at start (InvalidArgumentError for a bad location or URL); later failures of
-// Redis are retried by its client and logged.
+// cannot be reached at start (InvalidArgumentError for a bad location or URL, and for `fresh`
+// while another scheduler runs a project); later failures of Redis are retried by its client
+// and logged, and a store lost later is opened again (above) for up to 10 minutes.
 [[nodiscard]] Task<ComponentSummary> run_scheduler(ClusterOptions options,
                                                    std::vector<ProjectRuntime*> projects,
                                                    Event& stop);
