@@ -100,9 +100,14 @@ CLI::App* add_component_command(CLI::App& app, squall::cli::ComponentCommand& c,
   if (role == "scheduler" || role == "result-worker")
     cmd->add_option("--taskdb", c.taskdb,
                     "the task store: postgresql://USER@HOST/DB to share (or an SQLite file)");
-  if (role == "scheduler")
+  if (role == "scheduler") {
     cmd->add_flag("--fresh", c.fresh,
-                  "start the crawl over: drop what the task store (its results too) held");
+                  "start the crawl over: drop what the task store (its results too) held; "
+                  "refused while another scheduler runs the project");
+    cmd->add_option("--processing-timeout", c.processing_timeout,
+                    "seconds before a task whose outcome never came is dispatched again (a push "
+                    "lost in a Redis crash); default four leases, and at least 120");
+  }
   if (role == "result-worker") {
     cmd->add_option("--resultdb", c.resultdb, "where results are stored (default: --taskdb)");
     cmd->add_option("--results", c.results,

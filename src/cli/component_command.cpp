@@ -3,6 +3,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -29,10 +30,11 @@ int run_component(const ComponentCommand& c, std::ostream& err) {
     return kUsage;
   }
   if (c.concurrency == 0 || c.per_host == 0 || c.max_deliveries < 1 || !(c.delay >= 0) ||
-      !(c.lease >= 0.01 && c.lease < 1e6)) {
+      !(c.lease >= 0.01 && c.lease < 1e6) ||
+      !(c.processing_timeout == 0 || (c.processing_timeout >= 1 && c.processing_timeout < 1e7))) {
     err << name
         << ": --concurrency, --per-host and --max-deliveries must be at least 1, --lease 0.01 s "
-           "or more, --delay 0 or more\n";
+           "or more, --delay 0 or more, --processing-timeout 1 s or more\n";
     return kUsage;
   }
   ClusterOptions o;
@@ -49,6 +51,13 @@ int run_component(const ComponentCommand& c, std::ostream& err) {
   o.hosts.obey_robots = !c.ignore_robots;
   o.lease = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(c.lease));
   o.max_deliveries = c.max_deliveries;
+  // An outcome that never comes is a push lost in a Redis crash (cluster.h): nothing else
+  // brings the task back. Four leases cover a task that met a dead component at each of its
+  // streams (fetch, process, outcome: one lease each before another takes it) and its fetch;
+  // two minutes at least, because a task also waits its turn in the fetch stream, and a task
+  // dispatched again too early is only fetched twice.
+  o.scheduler.processing_timeout =
+      c.processing_timeout > 0 ? c.processing_timeout : std::max(4 * c.lease, 120.0);
   o.exit_when_done = !c.keep_running;
 
   Loop loop;

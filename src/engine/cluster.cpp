@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <unordered_map>
 #include <utility>
 
@@ -21,11 +22,13 @@
 #include "squall/engine/engine_message.h"
 #include "squall/engine/engine_store.h"
 #include "squall/engine/host_leases.h"
+#include "squall/engine/pg_store.h"
 #include "squall/engine/processor.h"
 #include "squall/engine/result_worker.h"
 #include "squall/engine/shared_robots.h"
 #include "squall/engine/stream_queue.h"
 #include "squall/engine/token_bucket.h"
+#include "squall/net/postgres_result.h"
 #include "squall/net/redis.h"
 
 namespace squall {
@@ -94,6 +97,89 @@ Task<std::vector<StreamDelivery>> take(StreamQueue& queue, size_t max, Duration 
   co_return std::vector<StreamDelivery>{};
 }
 
+// How long a scheduler or a result worker that lost its store (PostgreSQL restarting, failing
+// over, unreachable) keeps connecting again before it gives up and ends with the last error;
+// and how often it says, meanwhile, that it is still trying.
+constexpr Duration kStoreOutage = std::chrono::minutes(10);
+constexpr Duration kStoreOutageLog = std::chrono::seconds(10);
+constexpr Duration kStoreRetryFirst = std::chrono::milliseconds(100);
+constexpr Duration kStoreRetryMax = std::chrono::seconds(2);
+
+// Whether `e` is the store's server gone away (a restart's sessions ended, the connection lost,
+// a connection refused), which a new connection may mend: anything else is a real failure.
+bool store_lost(const PgError& e) {
+  return e.kind() == ErrorKind::Closed || e.kind() == ErrorKind::Connect;
+}
+
+// Waits `d`, or less when `stop` is set meanwhile.
+Task<void> pause(Event& stop, Duration d) {
+  try {
+    co_await stop.wait(d);
+  } catch (const TimeoutError&) {
+  }
+}
+
+// The store at `location` opened again after `who` lost it (`why`): tried with a backoff
+// (kStoreRetryFirst doubling up to kStoreRetryMax) for kStoreOutage, after which the last error
+// is thrown. Null when `stop` came first.
+Task<std::unique_ptr<EngineStore>> reopen_store(const std::string& location,
+                                                const EngineStoreOptions& opening,
+                                                const std::string& who, const std::string& why,
+                                                Event& stop) {
+  log(LogLevel::Warning,
+      who + ": lost its store: " + why + ": connecting again (for up to " +
+          std::to_string(std::chrono::duration_cast<std::chrono::minutes>(kStoreOutage).count()) +
+          " min)");
+  const TimePoint began = Clock::now();
+  TimePoint next_log = began + kStoreOutageLog;
+  Duration delay = kStoreRetryFirst;
+  for (int attempt = 1; !stop.is_set(); ++attempt) {
+    std::exception_ptr last;
+    std::string failed;
+    try {
+      std::unique_ptr<EngineStore> store = co_await open_engine_store(location, opening);
+      log(LogLevel::Info, who + ": " + store->describe() + " is back after " +
+                              std::to_string(attempt) +
+                              " attempt(s): going on from its last commit");
+      co_return store;
+    } catch (const PgError& e) {
+      if (!store_lost(e)) throw;
+      last = std::current_exception();
+      failed = e.what();
+    } catch (const TimeoutError& e) {
+      last = std::current_exception();
+      failed = e.what();
+    }
+    if (Clock::now() - began >= kStoreOutage) std::rethrow_exception(last);
+    if (Clock::now() >= next_log) {
+      log(LogLevel::Warning, who + ": still cannot reach its store (" + std::to_string(attempt) +
+                                 " attempts): " + failed);
+      next_log = Clock::now() + kStoreOutageLog;
+    }
+    co_await pause(stop, delay);
+    delay = std::min(delay * 2, kStoreRetryMax);
+  }
+  co_return nullptr;
+}
+
+// A push that a Redis restart cut off (kind Closed) is made again on a new connection. If the
+// first one did reach Redis, its entries are there twice, which the next stage absorbs
+// (at-least-once; cluster.h).
+Task<void> push_again(StreamQueue& queue, std::span<const std::string> payloads) {
+  for (;;) {
+    std::string cut;
+    try {
+      co_await queue.push(payloads);
+      co_return;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Closed) throw;
+      cut = e.what();
+    }
+    log(LogLevel::Warning, "pushing to Redis: " + cut + ": pushing again");
+    co_await sleep(std::chrono::milliseconds(100));
+  }
+}
+
 // Where this scheduler process' tokens start: random, so that an outcome of a task dispatched by
 // a scheduler since killed never carries a token this one handed out (both count up from their
 // base; 2^64 apart at random, a collision needs ~2^32 restarts of one crawl).
@@ -152,7 +238,7 @@ class Relay {
     while (next_) {
       std::unique_ptr<Batch> b = std::move(next_);
       try {
-        co_await to_.push(b->payloads);
+        co_await push_again(to_, b->payloads);
         co_await from_.ack(b->ids);
       } catch (const Error& e) {
         log(LogLevel::Warning, "fetcher: " + std::to_string(b->payloads.size()) +
@@ -236,57 +322,65 @@ Task<bool> stand_by(EngineStore& store, const std::string& project, Event& stop)
 
 // --- scheduler -----------------------------------------------------------------------------
 
-Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntime*> projects,
-                                     Event& stop) {
-  if (o.taskdb.empty())
-    throw InvalidArgumentError("the scheduler needs its task store: give --taskdb");
-  RedisClient redis(redis_options(o, ComponentRole::Scheduler));
-  EngineStoreOptions opening;
-  opening.start_over = o.fresh;
-  opening.label = "task store";
-  std::unique_ptr<EngineStore> store = co_await open_engine_store(o.taskdb, opening);
-  Scheduler scheduler(*store, o.scheduler);
-  auto fetch = open_queue(redis, o, "fetch");
-  auto outcomes = open_queue(redis, o, "outcome");
-  ComponentSummary summary;
-  ComponentRegistry registry(redis, registry_options(o));
-  co_await registry.join(ComponentRole::Scheduler, report_of(summary));
+namespace {
+
+// What a scheduler process keeps across the stores it opens: one per connection to its task
+// store, since a lost connection loses the open transaction and with it what the Scheduler
+// held in memory (windows, tokens, counters).
+struct SchedulerProcess {
+  const ClusterOptions& o;
+  const std::vector<ProjectRuntime*>& projects;
+  Event& stop;
+  RedisClient& redis;
+  StreamQueue& fetch;
+  StreamQueue& outcomes;
+  ComponentSummary& summary;
+  bool fresh = false;    // this is the process' first store, started over
+  bool started = false;  // the projects' on_start is requested and committed
+};
+
+// One scheduler over `store`, as a fresh start of the process would be: it claims the projects
+// (standing by while another scheduler holds them), builds its Scheduler from what the store
+// committed and dispatches with tokens from a new base, so that outcomes of what it dispatched
+// over an earlier store match none. Returns once the crawl is done or `stop` is set; throws
+// what the store and Redis throw (a lost store's PgError among them).
+Task<void> schedule(SchedulerProcess& p, EngineStore& store) {
+  const ClusterOptions& o = p.o;
+  ComponentSummary& summary = p.summary;
   // Nothing is held open while standing by: the running scheduler's transactions go on.
-  co_await store->commit();
-  for (ProjectRuntime* p : projects)
-    if (!co_await stand_by(*store, p->project(), stop)) {
-      summary.stopped = true;
-      co_await registry.leave();
-      co_return summary;
-    }
+  co_await store.commit();
+  for (ProjectRuntime* project : p.projects)
+    if (!co_await stand_by(store, project->project(), p.stop)) co_return;
+  Scheduler scheduler(store, o.scheduler);
   std::string done = done_key(o);
   // A crawl already marked done (its scheduler killed after marking it) is not finished twice:
   // its on_finished runs again only if this start finds something more to do, since the other
   // components may have left already.
-  bool was_done = !o.fresh && co_await crawl_done(redis, o);
-  co_await redis.command("DEL", done);
+  bool was_done = !p.fresh && co_await crawl_done(p.redis, o);
+  co_await p.redis.command("DEL", done);
   const uint64_t base = token_base();
 
   std::vector<CrawlTask> starts;
-  for (ProjectRuntime* p : projects) {
+  for (ProjectRuntime* project : p.projects) {
     ProjectInfo info;
-    info.name = p->project();
+    info.name = project->project();
     info.status = ProjectStatus::Running;
     info.rate = TokenBucket::kUnlimited;
     info.burst = TokenBucket::kUnlimited;
     info.updatetime = scheduler.now();
-    co_await store->put_project(info);
-    co_await scheduler.add_project(info, p->retry_delay());
-    starts.push_back(p->start_task());
+    co_await store.put_project(info);
+    co_await scheduler.add_project(info, project->retry_delay());
+    starts.push_back(project->start_task());
   }
-  co_await scheduler.request(std::move(starts));
+  if (!p.started) co_await scheduler.request(std::move(starts));
   co_await scheduler.commit();
+  p.started = true;
 
   Event wake;
   // Outcomes: applied with their follows, committed, then acknowledged.
   auto apply_outcomes = [&]() -> Task<void> {
     for (;;) {
-      std::vector<StreamDelivery> batch = co_await take(*outcomes, o.batch, kTakeBlock);
+      std::vector<StreamDelivery> batch = co_await take(p.outcomes, o.batch, kTakeBlock);
       if (batch.empty()) continue;
       std::vector<std::string> settled;
       for (const StreamDelivery& d : batch) {
@@ -298,7 +392,7 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
         settled.push_back(d.id);
       }
       co_await scheduler.commit();
-      co_await outcomes->ack(settled);
+      co_await p.outcomes.ack(settled);
       wake.set();
     }
   };
@@ -307,13 +401,13 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
   bool finish_sent = was_done;
   std::exception_ptr failure;
   try {
-    while (!stop.is_set()) {
+    while (!p.stop.is_set()) {
       if (outcome_task.done()) {
         std::exception_ptr e = outcome_task.exception();
         std::rethrow_exception(e ? e
                                  : std::make_exception_ptr(InvalidStateError("outcomes ended")));
       }
-      uint64_t room = co_await fetch->room();
+      uint64_t room = co_await p.fetch.room();
       std::vector<Dispatch> batch;
       if (room > 0) batch = co_await scheduler.select(std::min<uint64_t>(room, o.batch));
       if (!batch.empty()) {
@@ -324,7 +418,7 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
           d.token += base;
           payloads.push_back(encode_dispatch(d));
         }
-        co_await fetch->push(payloads);
+        co_await push_again(p.fetch, payloads);
         summary.handled += batch.size();
         continue;
       }
@@ -332,8 +426,8 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
         if (!finish_sent) {
           finish_sent = true;
           std::vector<CrawlTask> finishing;
-          for (ProjectRuntime* p : projects)
-            finishing.push_back(Processor::finish_task(p->project()));
+          for (ProjectRuntime* project : p.projects)
+            finishing.push_back(Processor::finish_task(project->project()));
           co_await scheduler.request(std::move(finishing));
           co_await scheduler.commit();
           continue;
@@ -359,8 +453,69 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
   co_await outcome_task.join();
   if (failure) std::rethrow_exception(failure);
   co_await scheduler.commit();
+  if (!p.stop.is_set()) co_await p.redis.command("SET", done, "1");
+}
+
+// `fresh` over a store that schedulers share: the projects claimed first, and refused while
+// another scheduler runs one (its crawl would be wiped under it); then the tables dropped, on
+// the connection that holds the claims.
+Task<void> start_over_claimed(EngineStore& store, const std::vector<ProjectRuntime*>& projects) {
+  auto* shared = dynamic_cast<PgStore*>(&store);
+  if (!shared) throw InvalidStateError("scheduler: a shared store that is not PostgreSQL");
+  co_await store.commit();
+  for (ProjectRuntime* project : projects) {
+    std::string name = project->project();
+    bool refused = false;
+    try {
+      co_await store.claim_project(name);
+    } catch (const InvalidArgumentError&) {
+      refused = true;
+    }
+    if (refused)
+      throw InvalidArgumentError("project '" + name + "' is run by another scheduler on " +
+                                 store.describe() +
+                                 ": --fresh would wipe its crawl; stop that scheduler first, or "
+                                 "start this one without --fresh to stand by for it");
+  }
+  co_await shared->start_over();
+}
+
+}  // namespace
+
+Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntime*> projects,
+                                     Event& stop) {
+  if (o.taskdb.empty())
+    throw InvalidArgumentError("the scheduler needs its task store: give --taskdb");
+  RedisClient redis(redis_options(o, ComponentRole::Scheduler));
+  const bool shared = is_shared_store(o.taskdb);
+  EngineStoreOptions opening;
+  // A shared store is started over only once this scheduler holds its projects (below).
+  opening.start_over = o.fresh && !shared;
+  opening.label = "task store";
+  std::unique_ptr<EngineStore> store = co_await open_engine_store(o.taskdb, opening);
+  opening.start_over = false;
+  if (o.fresh && shared) co_await start_over_claimed(*store, projects);
+  auto fetch = open_queue(redis, o, "fetch");
+  auto outcomes = open_queue(redis, o, "outcome");
+  ComponentSummary summary;
+  ComponentRegistry registry(redis, registry_options(o));
+  co_await registry.join(ComponentRole::Scheduler, report_of(summary));
+  SchedulerProcess process{o, projects, stop, redis, *fetch, *outcomes, summary};
+  process.fresh = o.fresh;
+  while (store) {
+    std::string lost;
+    try {
+      co_await schedule(process, *store);
+      break;
+    } catch (const PgError& e) {
+      if (!store_lost(e)) throw;
+      lost = e.what();
+    }
+    process.fresh = false;
+    store.reset();
+    store = co_await reopen_store(o.taskdb, opening, "scheduler", lost, stop);
+  }
   summary.stopped = stop.is_set();
-  if (!summary.stopped) co_await redis.command("SET", done, "1");
   co_await registry.leave();
   co_return summary;
 }
@@ -518,10 +673,10 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
   // acknowledged; the next batch is taken and processed meanwhile, and handed on only after.
   auto hand_on = [&](std::vector<std::string> outs, std::vector<std::string> stored,
                      std::vector<std::string> settled) -> Task<void> {
-    TaskHandle<std::vector<std::string>> pushing = spawn(outcomes->push(outs));
+    TaskHandle<void> pushing = spawn(push_again(*outcomes, outs));
     std::exception_ptr failed;
     try {
-      co_await results->push(stored);
+      co_await push_again(*results, stored);
     } catch (...) {
       failed = std::current_exception();
     }
@@ -611,6 +766,45 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
 
 // --- result worker -------------------------------------------------------------------------
 
+namespace {
+
+// Stores what the result stream brings into `store` until the crawl is done or `stop` is set;
+// throws what the store and Redis throw (a lost store's PgError among them). The export is cut
+// back to what `store` committed first, so after a lost store the results not committed then
+// (still pending in the stream) are written once more, and once.
+Task<void> store_results(const ClusterOptions& o, EngineStore& store, StreamQueue& results,
+                         RedisClient& redis, ComponentSummary& summary, Event& stop) {
+  ResultWorker writer(store, o.jsonl);
+  co_await writer.open();
+  // Committed at once: an open transaction would hold its tables from the scheduler's start.
+  co_await store.commit();
+  while (!stop.is_set()) {
+    std::vector<StreamDelivery> batch = co_await take(results, o.batch, kTakeBlock);
+    if (batch.empty()) {
+      if (co_await may_leave(redis, o, results)) break;
+      continue;
+    }
+    std::vector<std::string> settled;
+    for (const StreamDelivery& entry : batch) {
+      std::optional<ProcessOutput> out = decoded(entry, decode_output, "result worker: result");
+      if (!out) continue;
+      if (out->result) {
+        if (co_await already_stored(store, out->status.project, *out->result))
+          co_await store.upsert(out->status.project, *out->result);
+        else
+          co_await writer.write(out->status.project, *out->result);
+      }
+      settled.push_back(entry.id);
+    }
+    co_await writer.checkpoint();
+    co_await store.commit();
+    co_await results.ack(settled);
+    summary.handled += settled.size();
+  }
+}
+
+}  // namespace
+
 Task<ComponentSummary> run_result_worker(ClusterOptions o, Event& stop) {
   std::string location = o.resultdb.empty() ? o.taskdb : o.resultdb;
   if (location.empty())
@@ -619,37 +813,21 @@ Task<ComponentSummary> run_result_worker(ClusterOptions o, Event& stop) {
   EngineStoreOptions opening;
   opening.label = "result store";
   std::unique_ptr<EngineStore> store = co_await open_engine_store(location, opening);
-  ResultWorker writer(*store, o.jsonl);
-  co_await writer.open();
-  // Committed at once: an open transaction would hold its tables from the scheduler's start.
-  co_await store->commit();
   auto results = open_queue(redis, o, "result");
   ComponentSummary summary;
   ComponentRegistry registry(redis, registry_options(o));
   co_await registry.join(ComponentRole::ResultWorker, report_of(summary));
-
-  while (!stop.is_set()) {
-    std::vector<StreamDelivery> batch = co_await take(*results, o.batch, kTakeBlock);
-    if (batch.empty()) {
-      if (co_await may_leave(redis, o, *results)) break;
-      continue;
+  while (store) {
+    std::string lost;
+    try {
+      co_await store_results(o, *store, *results, redis, summary, stop);
+      break;
+    } catch (const PgError& e) {
+      if (!store_lost(e)) throw;
+      lost = e.what();
     }
-    std::vector<std::string> settled;
-    for (const StreamDelivery& entry : batch) {
-      std::optional<ProcessOutput> out = decoded(entry, decode_output, "result worker: result");
-      if (!out) continue;
-      if (out->result) {
-        if (co_await already_stored(*store, out->status.project, *out->result))
-          co_await store->upsert(out->status.project, *out->result);
-        else
-          co_await writer.write(out->status.project, *out->result);
-      }
-      settled.push_back(entry.id);
-    }
-    co_await writer.checkpoint();
-    co_await store->commit();
-    co_await results->ack(settled);
-    summary.handled += settled.size();
+    store.reset();
+    store = co_await reopen_store(location, opening, "result worker", lost, stop);
   }
   summary.stopped = stop.is_set();
   co_await registry.leave();

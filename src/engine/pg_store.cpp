@@ -158,10 +158,23 @@ struct PgStore::State {
   int64_t task_seq = 0;  // the highest seq written, and whether squall_meta lags behind it
   bool task_seq_dirty = false;
 
+  // The server process of the session that claimed a project (claim_project), 0 before.
+  int claimed_by = 0;
+
   State(std::string_view url, PgOptions options) : db(url, std::move(options)) {}
+
+  // A claim is its session's: once that connection is gone, the next query would open another
+  // one without it, and a second scheduler may hold the project by then.
+  void check_claim() const {
+    if (claimed_by != 0 && db.backend_pid() != claimed_by)
+      throw PgError(ErrorKind::Closed, db.where(), "",
+                    "the session that claimed this store's projects ended (the server restarted, "
+                    "or the connection was lost), and the claims with it: open the store again");
+  }
 
   // A statement in the open transaction, or on its own when none is open.
   Task<PgResult> q(std::string_view sql, const std::vector<PgParam>& params) {
+    check_claim();
     if (tx && tx->active()) co_return co_await tx->query(sql, params);
     co_return co_await db.query(sql, params);
   }
@@ -172,6 +185,7 @@ struct PgStore::State {
 
   // Writes go in the open transaction, begun by the first write after a commit.
   Task<void> begin() {
+    check_claim();
     if (tx && tx->active()) co_return;
     tx.reset();
     PgTransaction t = co_await db.begin();
@@ -265,39 +279,59 @@ struct PgStore::State {
 PgStore::PgStore(std::unique_ptr<State> state) : state_(std::move(state)) {}
 PgStore::~PgStore() = default;
 
+namespace {
+
+// Creates the tables when missing (`drop`: drops them first, whatever their layout) and reads
+// the task seq; refuses a database whose tables are of another layout.
+Task<int64_t> prepare_tables(PgConnection& db, bool drop) {
+  // Two processes opening one database at once create its tables once.
+  PgTransaction t = co_await db.begin();
+  co_await t.query("SELECT pg_advisory_xact_lock(7135427401)");
+  if (drop)
+    co_await t.query(
+        "DROP TABLE IF EXISTS squall_tasks, squall_results, squall_counters, squall_projects, "
+        "squall_meta");
+  PgResult exists = co_await t.query("SELECT to_regclass('squall_meta') IS NOT NULL");
+  if (exists.row(0).get_bool(0)) {
+    PgResult layout = co_await t.query("SELECT value FROM squall_meta WHERE key = 'layout'");
+    std::string found = layout.empty() ? "none" : layout.row(0).get_string(0);
+    if (found != kLayout) {
+      std::string where = db.where();
+      co_await t.rollback();
+      throw InvalidArgumentError("task store " + where + ": its squall tables are of layout " +
+                                 found + ", not the one this squall reads (" + kLayout +
+                                 "): start over in it (fresh) or give another database");
+    }
+  }
+  for (const char* statement : kSchema) co_await t.query(statement);
+  co_await t.query(
+      "INSERT INTO squall_meta(key, value) VALUES ('layout', $1) ON CONFLICT DO NOTHING", kLayout);
+  int64_t task_seq = 0;
+  PgResult seq = co_await t.query("SELECT value FROM squall_meta WHERE key = 'task seq'");
+  if (!seq.empty()) task_seq = std::stoll(seq.row(0).get_string(0));
+  co_await t.commit();
+  co_return task_seq;
+}
+
+}  // namespace
+
 Task<std::unique_ptr<PgStore>> PgStore::open(std::string url, bool start_over, PgOptions options) {
   auto state = std::make_unique<State>(url, std::move(options));
   State& s = *state;
   co_await s.db.connect();
-  {
-    // Two processes opening one database at once create its tables once.
-    PgTransaction t = co_await s.db.begin();
-    co_await t.query("SELECT pg_advisory_xact_lock(7135427401)");
-    if (start_over)
-      co_await t.query(
-          "DROP TABLE IF EXISTS squall_tasks, squall_results, squall_counters, squall_projects, "
-          "squall_meta");
-    PgResult exists = co_await t.query("SELECT to_regclass('squall_meta') IS NOT NULL");
-    if (exists.row(0).get_bool(0)) {
-      PgResult layout = co_await t.query("SELECT value FROM squall_meta WHERE key = 'layout'");
-      std::string found = layout.empty() ? "none" : layout.row(0).get_string(0);
-      if (found != kLayout) {
-        std::string where = s.db.where();
-        co_await t.rollback();
-        throw InvalidArgumentError("task store " + where + ": its squall tables are of layout " +
-                                   found + ", not the one this squall reads (" + kLayout +
-                                   "): start over in it (fresh) or give another database");
-      }
-    }
-    for (const char* statement : kSchema) co_await t.query(statement);
-    co_await t.query(
-        "INSERT INTO squall_meta(key, value) VALUES ('layout', $1) ON CONFLICT DO NOTHING",
-        kLayout);
-    PgResult seq = co_await t.query("SELECT value FROM squall_meta WHERE key = 'task seq'");
-    if (!seq.empty()) s.task_seq = std::stoll(seq.row(0).get_string(0));
-    co_await t.commit();
-  }
+  s.task_seq = co_await prepare_tables(s.db, start_over);
   co_return std::unique_ptr<PgStore>(new PgStore(std::move(state)));
+}
+
+Task<void> PgStore::start_over() {
+  Lock::Guard guard = co_await state_->lock.guard();
+  State& s = *state_;
+  s.check_claim();
+  if (s.tx && s.tx->active()) co_await s.tx->rollback();
+  s.tx.reset();
+  s.pending.clear();
+  s.task_seq_dirty = false;
+  s.task_seq = co_await prepare_tables(s.db, true);
 }
 
 size_t PgStore::buffered() const noexcept {
@@ -655,7 +689,10 @@ Task<void> PgStore::claim_project(std::string project) {
   // the closed connection, soon but not at once.
   for (int tries = 0;; ++tries) {
     PgResult r = co_await s.q("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", p);
-    if (r.row(0).get_bool(0)) co_return;
+    if (r.row(0).get_bool(0)) {
+      s.claimed_by = s.db.backend_pid();
+      co_return;
+    }
     if (tries == kClaimTries) break;
     co_await sleep(std::chrono::milliseconds(100));
   }

@@ -424,26 +424,36 @@ Task<std::shared_ptr<RedisConnection>> acquire(std::shared_ptr<RedisCore> core, 
   }
 }
 
+// Whether every reply is a LOADING error: the server ran none of the commands.
+bool all_loading(const std::vector<RedisReply>& replies) {
+  return !replies.empty() && std::all_of(replies.begin(), replies.end(), [](const RedisReply& r) {
+    return r.is_error() && std::string_view(r.str).starts_with("LOADING");
+  });
+}
+
+// The wait before sending again to a server that answered LOADING `times` times in a row.
+Duration loading_backoff(const RedisOptions& o, int times) {
+  Duration delay = o.backoff_initial;
+  for (int i = 1; i < times && delay < o.backoff_max; ++i) delay *= 2;
+  return std::min(delay, o.backoff_max);
+}
+
 Task<std::vector<RedisReply>> exchange(std::shared_ptr<RedisCore> core, std::string wire,
                                        size_t count, std::string name, Timeout timeout,
                                        bool idempotent) {
   if (!timeout) timeout = core->options.command_timeout;
   TimePoint deadline = deadline_after(timeout);
   Duration limit = timeout.value_or(Duration::max());
+  int loading = 0;  // answers of a server still loading its data set, in a row
   for (int attempt = 0;; ++attempt) {
     std::shared_ptr<RedisConnection> c = co_await acquire(core, deadline, name, limit);
     auto p = std::make_shared<RedisPending>(count, name);
     c->pending.push_back(p);
     // Queued at the call, behind every command before it; a write that fails closes the stream
-    // and the reader then fails `p` with the others.
+    // and the reader then fails `p` with the others. The bytes are copied: a send again (a lost
+    // idempotent command, a server loading) needs them.
     bool last_try = !idempotent || attempt > 0;
-    // A named string: GCC 12 destroys a temporary of a ?: inside a co_await expression twice.
-    std::string bytes;
-    if (last_try) {
-      bytes = std::move(wire);
-    } else {
-      bytes = wire;
-    }
+    std::string bytes = wire;
     Task<void> sending = c->stream.write(std::move(bytes));
     if (deadline != TimePoint::max()) sending = with_deadline(deadline, std::move(sending));
     bool write_timed_out = false;
@@ -468,6 +478,18 @@ Task<std::vector<RedisReply>> exchange(std::shared_ptr<RedisCore> core, std::str
     if (p->error) {
       if (p->lost && !last_try && !core->closed) continue;
       std::rethrow_exception(p->error);
+    }
+    // A server that restarted answers LOADING to every command until its data set is in
+    // memory, and runs none of them: they are sent again after a wait, with the backoff and
+    // the attempts of a connection. (When loading ends within a pipeline, its later commands
+    // run: the replies are returned as they are.)
+    if (all_loading(p->replies) && ++loading < core->options.connect_attempts && !core->closed) {
+      TimePoint again = Clock::now() + loading_backoff(core->options, loading);
+      if (again < deadline) {
+        co_await sleep_until(again);
+        --attempt;
+        continue;
+      }
     }
     co_return std::move(p->replies);
   }

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "cli/run_peer.h"
-#include "squall/engine/engine_store.h"
+#include "support/cluster_crawl.h"
 #include "support/postgres_server.h"
 #include "support/redis_server.h"
 
@@ -40,21 +40,6 @@ class Handler(BaseHandler):
             self.crawl(each.attr.href, callback=self.detail_page)
 
     def detail_page(self, response):
-        return {"url": response.url, "title": response.doc("title").text()}
-)";
-
-// 400 pages, each a result; the pages from 300 on are served only once the test opens the gate.
-constexpr const char* kChainProject = R"(
-from pyspider.libs.base_handler import *
-
-
-class Handler(BaseHandler):
-    def on_start(self):
-        self.crawl("{ORIGIN}/chain/0?to=400&hold=300", callback=self.chain_page)
-
-    def chain_page(self, response):
-        for each in response.doc('a[href^="http"]').items():
-            self.crawl(each.attr.href, callback=self.chain_page)
         return {"url": response.url, "title": response.doc("title").text()}
 )";
 
@@ -104,12 +89,9 @@ TEST_F(Cluster, SevenProcessesOverRedisAndPostgresqlGiveTheResultsOfOneSquallRun
   for (const std::string page : {"/page/index?links=a,b,c,d,e,f", "/page/a", "/page/f"})
     EXPECT_EQ(site.requests_for(page).size(), 2u) << page;
 
-  auto stored = [&]() -> Task<std::pair<int64_t, CounterValues>> {
-    EngineStoreOptions keep;
-    auto store = co_await open_engine_store(db, keep);
-    co_return std::make_pair(co_await store->count("shop"), co_await store->recount("shop"));
-  };
-  auto [results, tasks] = run(stored());
+  test::StoredCrawl stored = run(test::stored_crawl(db, "shop"));
+  int64_t results = stored.results;
+  CounterValues tasks = stored.tasks;
   EXPECT_EQ(results, 6);
   EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Success)], 9)
       << "on_start, the index, six pages, on_finished";
@@ -122,7 +104,7 @@ TEST_F(Cluster, SevenProcessesOverRedisAndPostgresqlGiveTheResultsOfOneSquallRun
 TEST_F(Cluster, ACrawlWhoseComponentsAreKilledAndRestartedStoresEveryResultOnce) {
   RunPeer site;
   TempDir work;
-  work.write("chain.py", with_origin(kChainProject, site.origin));
+  work.write("chain.py", with_origin(test::chain_project, site.origin));
   test::RedisServer redis;
   std::string db = pg().url();
   std::vector<std::string> common = {"--redis", redis.url(0), "--namespace",      "chain",
@@ -179,12 +161,9 @@ TEST_F(Cluster, ACrawlWhoseComponentsAreKilledAndRestartedStoresEveryResultOnce)
   EXPECT_EQ(test::exit_status(worker.process.wait(60s)), 0) << worker.process.output();
 
   // Every page's result once in the store and once in the export.
-  auto stored = [&]() -> Task<std::pair<int64_t, CounterValues>> {
-    EngineStoreOptions keep;
-    auto store = co_await open_engine_store(db, keep);
-    co_return std::make_pair(co_await store->count("chain"), co_await store->recount("chain"));
-  };
-  auto [results, tasks] = run(stored());
+  test::StoredCrawl stored = run(test::stored_crawl(db, "chain"));
+  int64_t results = stored.results;
+  CounterValues tasks = stored.tasks;
   EXPECT_EQ(results, 400);
   std::map<std::string, int> lines;
   std::ifstream in(work.path() / "chain.jsonl");
@@ -213,7 +192,7 @@ TEST_F(Cluster, ACrawlWhoseComponentsAreKilledAndRestartedStoresEveryResultOnce)
 TEST_F(Cluster, ASecondSchedulerStandsByAndTakesOverWhenTheFirstIsKilled) {
   RunPeer site;
   TempDir work;
-  work.write("chain.py", with_origin(kChainProject, site.origin));
+  work.write("chain.py", with_origin(test::chain_project, site.origin));
   test::RedisServer redis;
   std::string db = pg().url();
   std::vector<std::string> common = {"--redis", redis.url(0), "--namespace",
@@ -242,12 +221,9 @@ TEST_F(Cluster, ASecondSchedulerStandsByAndTakesOverWhenTheFirstIsKilled) {
   EXPECT_TRUE(contains(second.output(), "is ours now: taking over")) << second.output();
   for (Process& p : others) EXPECT_EQ(test::exit_status(p.wait(60s)), 0) << p.output();
 
-  auto stored = [&]() -> Task<std::pair<int64_t, CounterValues>> {
-    EngineStoreOptions keep;
-    auto store = co_await open_engine_store(db, keep);
-    co_return std::make_pair(co_await store->count("chain"), co_await store->recount("chain"));
-  };
-  auto [results, tasks] = run(stored());
+  test::StoredCrawl stored = run(test::stored_crawl(db, "chain"));
+  int64_t results = stored.results;
+  CounterValues tasks = stored.tasks;
   EXPECT_EQ(results, 400);
   EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Success)], 402);
   EXPECT_EQ(tasks[static_cast<size_t>(CounterKind::Pending)], 0);

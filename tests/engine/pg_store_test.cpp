@@ -1,6 +1,7 @@
 // PgStore against a real PostgreSQL 15 started for the test: the task store's orders and
 // round trips, writes buffered until commit and gone with the connection before it, bounded
-// buffering, results and projects, and a scheduler dispatching over it across a restart.
+// buffering, results and projects, a scheduler dispatching over it across a restart, and a
+// project's claim lost with its session or kept across starting over.
 #include "squall/engine/pg_store.h"
 
 #include <gtest/gtest.h>
@@ -247,6 +248,41 @@ TEST_F(PgStoreTest, ASchedulerOverPostgresDispatchesEveryTaskOnceAcrossARestart)
   const TaskCounters* counters = scheduler.project_counters("p");
   ASSERT_TRUE(counters);
   EXPECT_EQ(counters->totals(), v) << "the counters equal a recount";
+}
+
+// A project's claim is its session's: after the server restarted, the store that claimed it
+// fails every call with Closed instead of going on, unclaimed, on a new connection, and another
+// store may claim the project.
+TEST_F(PgStoreTest, AStoreWhoseClaimingSessionEndedFailsEveryCallAndTheClaimIsFree) {
+  auto store = open();
+  run(store->claim_project("p"));
+  run(store->put(active("http://h/a"), 1));
+  run(store->commit());
+  pg().restart();
+  for (int call = 0; call < 2; ++call) {
+    ErrorKind kind = ErrorKind::InvalidArgument;
+    try {
+      run(store->get("p", CrawlTask::for_url("p", "http://h/a").taskid));
+    } catch (const PgError& e) {
+      kind = e.kind();
+    }
+    EXPECT_EQ(kind, ErrorKind::Closed) << "call " << call;
+  }
+  auto again = open(/*keep=*/true);
+  run(again->claim_project("p"));
+  EXPECT_TRUE(run(again->get("p", CrawlTask::for_url("p", "http://h/a").taskid)).has_value());
+}
+
+TEST_F(PgStoreTest, StartingOverEmptiesTheTablesAndKeepsTheClaim) {
+  auto store = open();
+  run(store->claim_project("p"));
+  run(store->put(active("http://h/a"), 1));
+  run(store->commit());
+  run(store->start_over());
+  EXPECT_FALSE(run(store->get("p", CrawlTask::for_url("p", "http://h/a").taskid)).has_value());
+  EXPECT_EQ(run(store->last_seq()), 0);
+  auto other = open(/*keep=*/true);
+  EXPECT_THROW(run(other->claim_project("p")), InvalidArgumentError);
 }
 
 TEST_F(PgStoreTest, SquallTablesOfAnotherLayoutAreRefusedSayingWhatToDo) {

@@ -11,6 +11,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "squall/core.h"
@@ -287,6 +288,59 @@ TEST_F(RedisTest, ReconnectsAfterAServerRestart) {
     EXPECT_GE(redis.connections(), 2u);
     redis.close();
   }());
+}
+
+// A restarted Redis accepts connections while it reads its data back, answering LOADING to
+// every command meanwhile (key-load-delay makes that last: 20000 keys at 50 µs, a second; it
+// answers every kilobyte it reads).
+class RedisLoadingTest : public test::LoopTest {
+ protected:
+  RedisServer server_{
+      {"--key-load-delay", "50", "--loading-process-events-interval-bytes", "1024"}};
+};
+
+TEST_F(RedisLoadingTest, SendsACommandAgainUntilARestartedServerHasLoadedItsData) {
+  RedisOptions o = parse_redis_url(server_.url());
+  o.command_timeout = 30s;
+  run([&]() -> Task<void> {
+    RedisClient redis(o);
+    RedisPipeline fill;
+    for (int i = 0; i < 20000; ++i) fill.add("SET", std::to_string(i), "v");
+    for (const RedisReply& r : co_await redis.execute(fill)) throw_if_error(r, "SET", "");
+    co_await redis.command("SAVE");
+    redis.close();
+  }());
+  server_.stop();
+  std::thread starting([&] { server_.start(); });
+  bool loading_seen = false;
+  run([&]() -> Task<void> {
+    // A client of one attempt sees it loading: it answers, and runs nothing.
+    RedisOptions once = o;
+    once.connect_attempts = 1;
+    RedisClient probe(once);
+    for (int i = 0; i < 500 && !loading_seen; ++i) {
+      try {
+        co_await probe.command("DBSIZE");
+        break;
+      } catch (const RedisError& e) {
+        loading_seen = e.code() == "LOADING";
+      } catch (const NetError&) {
+      }
+      co_await sleep(10ms);
+    }
+    probe.close();
+    if (!loading_seen) co_return;
+    RedisOptions patient = o;
+    patient.connect_attempts = 100;
+    patient.backoff_initial = 20ms;
+    patient.backoff_max = 200ms;
+    RedisClient redis(patient);
+    RedisReply size = co_await redis.command("DBSIZE");
+    EXPECT_EQ(size.integer, 20000);
+    redis.close();
+  }());
+  starting.join();
+  EXPECT_TRUE(loading_seen) << "the server loaded its data before the test could see it";
 }
 
 TEST_F(RedisTest, BacksOffBetweenAttemptsWithinItsBounds) {

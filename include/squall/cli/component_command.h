@@ -33,6 +33,9 @@ struct ComponentCommand {
   bool ignore_robots = false;
   double lease = 30;  // seconds
   int max_deliveries = 5;
+  // The scheduler's wait before it dispatches again a task whose outcome never came (seconds);
+  // 0: four leases, and at least two minutes.
+  double processing_timeout = 0;
   bool keep_running = false;  // not leaving when the crawl is done
   // Serve the cluster's control routes and dashboard while it runs (control_server.h, without
   // an engine): the port (0: any free one), its address and user:password.

@@ -49,15 +49,34 @@
 // fetches (its entries come back to the others after the lease).
 //
 // Redis restarting: each command is retried by the client on a new connection where it is
-// safe (stream_queue.h); a take cut off by the connection's end gives nothing and is made again,
-// what it may have delivered coming back after the lease. With appendfsync everysec a Redis
-// that crashes (not a clean stop) loses up to its last second of writes (stream_queue.h says what
-// each loss is). A lost push to the fetch stream leaves a task active in the scheduler, which
-// dispatches it again after SchedulerOptions::processing_timeout (600 s by default, not yet a
-// flag of `squall scheduler`; a cluster whose Redis may crash wants it a few leases long).
-// Not yet proven by a test: a whole crawl across a Redis restart. PostgreSQL restarting is not
-// survived yet: the scheduler and the result worker end with the store's Closed error, and are
-// restarted to continue from their last commit.
+// safe (stream_queue.h), and one that a restarted Redis answers LOADING (its data set not yet
+// read back) is sent again once it is (redis.h); a take cut off by the connection's end gives
+// nothing and is made again, what it may have delivered coming back after the lease; a push
+// cut off is made again, and if the first one did reach Redis its entries come twice, which
+// the stages absorb as above. With appendonly yes and appendfsync everysec, a clean stop loses
+// nothing, and a Redis that crashes (or whose machine does) loses up to its last second of
+// writes (stream_queue.h says what each loss is): deliveries and acknowledgements lost come
+// back as duplicates; a push lost to the fetch, process or outcome stream leaves its task
+// active in the scheduler with no outcome coming, which it dispatches again once
+// SchedulerOptions::processing_timeout passes (`squall scheduler --processing-timeout`: four
+// leases, and at least two minutes, by default: a task meets at most one lease per stream at a
+// dead component, and waits its turn in the fetch stream besides); a push lost to the result
+// stream loses that result from this crawl (its task is done), until the task runs again. A
+// done mark lost leaves the other components waiting for it until a scheduler runs again and
+// marks it.
+//
+// PostgreSQL restarting (or any loss of the store's connection, kind Closed or Connect): the
+// scheduler and the result worker open their store again, trying every 0.1 s to 2 s (backing
+// off) for up to 10 minutes, saying so in a log line every 10 s, then ending with the last
+// error. The transaction the loss cut off is gone and what it held is still pending in the
+// streams (acknowledged only after a commit): it is taken again after the lease. The scheduler
+// starts over from the store as a new process would (its Scheduler rebuilt from what was
+// committed, its tokens from a new base, so what it dispatched before matches nothing and is
+// dispatched again), without running on_start again once it was committed; it claims its
+// projects again first, and stands by if another scheduler took them meanwhile. Its claim is
+// its session's, so a store whose connection was replaced, even with no query in flight,
+// fails the next call rather than go on unclaimed (pg_store.h). The result worker cuts its
+// export back to what the store committed, as after a kill.
 //
 // One scheduler runs a project at a time (the store's claim_project): a second one stands by,
 // saying so in a log line, touching nothing, and takes over once the first one's claim goes (it
@@ -68,10 +87,13 @@
 // fetcher and shared (shared_robots.h); a killed fetcher's slots and robots.txt lock pass to the
 // others after a lease.
 //
+// `fresh` on a store that schedulers share (PostgreSQL) claims the projects first and only then
+// drops the tables; while another scheduler runs one of them it is refused with an
+// InvalidArgumentError saying so, touching nothing. (An SQLite store is one process' file.)
+//
 // Not yet here: the projects' @every jobs (they run in the embedded engine only). A task whose
 // host is unavailable (its robots.txt could not be fetched) fails its try here, where the
-// embedded engine parks it untried. A scheduler started with `fresh` drops the store's tables as
-// it opens it, before it claims the project: never give it to a second, standing-by scheduler.
+// embedded engine parks it untried.
 #pragma once
 
 #include <cstddef>
@@ -98,10 +120,10 @@ struct ClusterOptions {
   std::string taskdb;
   std::string resultdb;
   std::filesystem::path jsonl;  // the result worker's export of the results it stores
-  bool fresh = false;           // the scheduler starts its store over (the results in it too)
-  size_t concurrency = 10;      // a fetcher's fetches in flight
-  size_t batch = 64;            // entries taken from a stream at once
-  uint64_t queue_bound = 100;   // the fetch stream's room: dispatched and not yet taken
+  bool fresh = false;  // the scheduler starts its store over (the results in it too), claimed first
+  size_t concurrency = 10;     // a fetcher's fetches in flight
+  size_t batch = 64;           // entries taken from a stream at once
+  uint64_t queue_bound = 100;  // the fetch stream's room: dispatched and not yet taken
   Duration lease = std::chrono::seconds(30);
   int max_deliveries = 5;  // of one entry, before it goes to the dead letters
   bool exit_when_done = true;
@@ -119,8 +141,9 @@ struct ComponentSummary {
 };
 
 // Each runs until done (above) or `stop`. They throw what the store and Redis throw when they
-// cannot be reached at start (InvalidArgumentError for a bad location or URL); later failures of
-// Redis are retried by its client and logged.
+// cannot be reached at start (InvalidArgumentError for a bad location or URL, and for `fresh`
+// while another scheduler runs a project); later failures of Redis are retried by its client
+// and logged, and a store lost later is opened again (above) for up to 10 minutes.
 [[nodiscard]] Task<ComponentSummary> run_scheduler(ClusterOptions options,
                                                    std::vector<ProjectRuntime*> projects,
                                                    Event& stop);

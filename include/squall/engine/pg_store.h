@@ -26,8 +26,10 @@
 // claiming tasks with FOR UPDATE SKIP LOCKED are the distributed engine's (DESIGN.md).
 //
 // Errors: PgError (postgres.h) for what the server or the connection refused; a lost connection
-// fails the call with kind Closed and drops the open transaction, buffered writes included (the
-// engine then stops; its next start resumes from the last commit).
+// fails the call with kind Closed and drops the open transaction, buffered writes included; the
+// next call connects again. Once a project is claimed (claim_project), every call after its
+// session was lost fails with Closed instead, since the claim went with it: the engine opens
+// the store again, claims again and goes on from the last commit (cluster.h).
 //
 // Threads: the store belongs to the loop that opened it, like its connection.
 #pragma once
@@ -95,6 +97,11 @@ class PgStore final : public EngineStore {
                               std::string url_contains, std::string after, size_t limit) override;
   Task<ResultPage> browse_results(std::string project, std::string url_contains, std::string after,
                                   size_t limit) override;
+
+  // Drops the tables and creates them empty, as open() with `start_over` does, on this
+  // store's own connection: what it claimed (claim_project) stays claimed. Drops the open
+  // transaction and what is buffered first.
+  Task<void> start_over();
 
   // Task writes buffered and not yet sent.
   size_t buffered() const noexcept;

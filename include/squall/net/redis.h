@@ -33,6 +33,10 @@
 // opened at a time: commands issued meanwhile wait for it, and fail with its error if it fails.
 // The delay outlives the command: the next command first waits out what remains of it, so a
 // client retried in a loop does not hammer a server that is down.
+// A server that restarted accepts connections before its data set is loaded and answers
+// LOADING to every command meanwhile, running none: a command (or a pipeline all of whose
+// replies are LOADING) is sent again after the same backoff, up to connect_attempts times in all
+// and within its timeout, after which the LOADING error is the caller's.
 //
 // An idle connection is watched: when the server ends it (CLIENT KILL, its idle timeout, a
 // restart) the client notices and the next command opens a new one. A command issued before the
