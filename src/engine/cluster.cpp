@@ -165,13 +165,15 @@ Task<bool> stand_by(EngineStore& store, const std::string& project, Event& stop)
 
 Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntime*> projects,
                                      Event& stop) {
-  if (o.taskdb.empty())
+  if (o.taskdb.empty() && !o.store)
     throw InvalidArgumentError("the scheduler needs its task store: give --taskdb");
   RedisClient redis(redis_options(o, ComponentRole::Scheduler));
   EngineStoreOptions opening;
   opening.start_over = o.fresh;
   opening.label = "task store";
-  std::unique_ptr<EngineStore> store = co_await open_engine_store(o.taskdb, opening);
+  std::unique_ptr<EngineStore> owned;
+  if (!o.store) owned = co_await open_engine_store(o.taskdb, opening);
+  EngineStore* store = o.store ? o.store : owned.get();
   Scheduler scheduler(*store, o.scheduler);
   auto fetch = open_queue(redis, o, "fetch");
   auto outcomes = open_queue(redis, o, "outcome");
@@ -208,6 +210,13 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
   }
   co_await scheduler.request(std::move(starts));
   co_await scheduler.commit();
+  struct Told {
+    const std::function<void(const Scheduler*)>& watch;
+    ~Told() {
+      if (watch) watch(nullptr);
+    }
+  } told{o.on_scheduler};
+  if (o.on_scheduler) o.on_scheduler(&scheduler);
 
   Event wake;
   // Outcomes: applied with their follows, committed, then acknowledged.
@@ -531,12 +540,14 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
 
 Task<ComponentSummary> run_result_worker(ClusterOptions o, Event& stop) {
   std::string location = o.resultdb.empty() ? o.taskdb : o.resultdb;
-  if (location.empty())
+  if (location.empty() && !o.store)
     throw InvalidArgumentError("the result worker needs a store: give --resultdb or --taskdb");
   RedisClient redis(redis_options(o, ComponentRole::ResultWorker));
   EngineStoreOptions opening;
   opening.label = "result store";
-  std::unique_ptr<EngineStore> store = co_await open_engine_store(location, opening);
+  std::unique_ptr<EngineStore> owned;
+  if (!o.store) owned = co_await open_engine_store(location, opening);
+  EngineStore* store = o.store ? o.store : owned.get();
   ResultWorker writer(*store, o.jsonl);
   co_await writer.open();
   // Committed at once: an open transaction would hold its tables from the scheduler's start.
