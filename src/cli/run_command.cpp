@@ -210,7 +210,8 @@ int run_on_redis(const RunCommand& c, PythonRuntime& runtime, Loop& loop, std::o
   auto started = std::chrono::steady_clock::now();
   PeriodicCallback progress(
       [&] {
-        CounterValues all = counts_of(live);
+        // Once the scheduler ended, its last counts while the others leave.
+        CounterValues all = live ? counts_of(live) : totals;
         size_t in_flight = live ? live->held(project).in_work : 0;
         double secs =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
