@@ -7,7 +7,6 @@
 #include <chrono>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <string>
 #include <thread>
 
@@ -78,6 +77,16 @@ std::map<int, int> statuses_in(const std::filesystem::path& db) {
   std::map<int, int> out;
   for (const test::StoredTask& t : test::stored_tasks(db)) ++out[t.status];
   return out;
+}
+
+// The number written right after `prefix` in `text`; -1 when there is none.
+int number_after(const std::string& text, const std::string& prefix) {
+  size_t at = text.find(prefix);
+  if (at == std::string::npos) return -1;
+  at += prefix.size();
+  size_t end = text.find_first_not_of("0123456789", at);
+  if (end == at) return -1;
+  return std::stoi(text.substr(at, end - at));
 }
 
 // Waits until the site has been asked for `n` requests that `match`, or about a minute passed.
@@ -179,17 +188,15 @@ TEST_F(RunRedisPostgres, ASquallFetcherStartedBesideItSharesTheWorkAndEachResult
   EXPECT_GT(second, 0u);
   // What each says it fetched, on_start and on_finished (no request) counted by whichever took
   // them: every task once between them.
-  std::smatch said_run, said_fetcher;
   std::string run_said = node.output(), fetcher_said = fetcher.output();
-  ASSERT_TRUE(std::regex_search(
-      run_said, said_run,
-      std::regex("in this process: fetched ([0-9]+), processed 102, results stored 100")))
-      << run_said;
-  ASSERT_TRUE(std::regex_search(fetcher_said, said_fetcher,
-                                std::regex("squall fetcher: done after ([0-9]+) pages fetched")))
-      << fetcher_said;
-  EXPECT_EQ(std::stoi(said_run[1]) + std::stoi(said_fetcher[1]), 102);
-  EXPECT_GE(static_cast<size_t>(std::stoi(said_fetcher[1])), second);
+  int by_run = number_after(run_said, "in this process: fetched ");
+  int by_fetcher = number_after(fetcher_said, "squall fetcher: done after ");
+  ASSERT_GE(by_run, 0) << run_said;
+  ASSERT_GE(by_fetcher, 0) << fetcher_said;
+  EXPECT_TRUE(contains(run_said, ", processed 102, results stored 100")) << run_said;
+  EXPECT_TRUE(contains(fetcher_said, " pages fetched")) << fetcher_said;
+  EXPECT_EQ(by_run + by_fetcher, 102);
+  EXPECT_GE(static_cast<size_t>(by_fetcher), second);
 
   auto lines = lines_per_taskid(work.path() / "chain.jsonl");
   EXPECT_EQ(lines.size(), 100u);
