@@ -475,6 +475,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_option("--user-agent", run.user_agent, "User-Agent and robots.txt token")
       ->capture_default_str();
+  run_cmd->add_option("--delay", run.delay, "seconds between two fetch starts on one host");
+  run_cmd->add_option("--redis", run.redis,
+                      "run the components over this Redis (redis://host[:port][/db]), so that\n"
+                      "squall fetcher and squall processor on other machines share the work");
+  run_cmd->add_option("--namespace", run.ns, "with --redis: the crawl's keys, squall:NS:...")
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--lease", run.lease,
+                   "with --redis: seconds a component holds what it took before another may "
+                   "take it again")
+      ->capture_default_str();
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress line and no summary");
   run_cmd->add_flag("--debug", run.debug, "run one step: fetch URL, run one callback, print");
   run_cmd->add_option("--callback", run.callback, "with --debug: the callback (index_page)");

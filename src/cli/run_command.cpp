@@ -16,6 +16,7 @@
 #include "squall/control/debug_step.h"
 #include "squall/core.h"
 #include "squall/core/event.h"
+#include "squall/engine/cluster_node.h"
 #include "squall/engine/engine.h"
 #include "squall/script/python_runtime.h"
 
@@ -127,6 +128,142 @@ Task<int> debug_step(PythonRuntime& runtime, const RunCommand& c, std::ostream& 
   co_return step.ok() ? kDone : kCouldNotRun;
 }
 
+// The node until it ends, or --timeout sets `stop` (and `timed_out`).
+Task<ClusterNodeSummary> run_node(ClusterOptions o, PythonRuntime& runtime,
+                                  std::optional<double> timeout, bool& timed_out, Event& stop) {
+  std::optional<TaskHandle<void>> timer;
+  if (timeout)
+    timer.emplace(spawn([](double limit, bool& flag, Event& ev) -> Task<void> {
+      co_await sleep(seconds_of(limit));
+      flag = true;
+      ev.set();
+    }(*timeout, timed_out, stop)));
+  std::exception_ptr failure;
+  ClusterNodeSummary summary;
+  std::vector<ProjectRuntime*> projects(1, &runtime);
+  try {
+    summary = co_await run_cluster_node(std::move(o), std::move(projects), stop);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (timer) {
+    timer->kill();
+    co_await timer->join();
+  }
+  if (failure) std::rethrow_exception(failure);
+  co_return summary;
+}
+
+// --redis: the four components on this loop (cluster_node.h), with the run's progress line,
+// signals, time limit and summary.
+int run_on_redis(const RunCommand& c, PythonRuntime& runtime, Loop& loop, std::ostream& err,
+                 bool err_is_tty) {
+  const std::string& project = runtime.project();
+  if (!runtime.cron_jobs().empty())
+    err << "squall run: --redis: the project's @every jobs do not run across machines yet (run "
+           "it without --redis for them); the run ends once what on_start asks for is done\n";
+  ClusterOptions o;
+  o.redis = c.redis;
+  o.ns = c.ns;
+  o.taskdb = c.db.empty() ? project + ".db" : c.db;
+  o.resultdb = c.resultdb;
+  o.jsonl = c.results;
+  o.concurrency = c.concurrency;
+  o.fetcher.user_agent = c.user_agent;
+  o.hosts.per_host = c.per_host;
+  o.hosts.delay = c.delay;
+  o.hosts.obey_robots = !c.ignore_robots;
+  o.lease = seconds_of(c.lease);
+  std::unique_ptr<browser::BrowserPool> browsers;
+  if (!browser::find_chromium().empty()) {
+    browser::BrowserPoolOptions b;
+    b.browsers = std::max<size_t>(1, std::min(c.browsers, c.concurrency));
+    browsers = std::make_unique<browser::BrowserPool>(std::move(b));
+    o.fetcher.browser = browsers.get();
+  }
+  // The scheduler while it runs, and its counts as it ended.
+  const Scheduler* live = nullptr;
+  CounterValues totals{};
+  auto counts_of = [&project](const Scheduler* s) {
+    const TaskCounters* counters = s ? s->project_counters(project) : nullptr;
+    return counters ? counters->totals() : CounterValues{};
+  };
+  o.on_scheduler = [&](const Scheduler* s) {
+    if (!s) totals = counts_of(live);
+    live = s;
+  };
+
+  Event stop;
+  int signal_seen = 0;
+  bool timed_out = false;
+  SignalWatch signals(loop, [&](int sig) {
+    if (signal_seen) {
+      err << "\nsquall run: stopped\n";
+      std::_Exit(128 + sig);
+    }
+    signal_seen = sig;
+    stop.set();
+  });
+
+  bool tty = err_is_tty && !c.quiet;
+  bool drawn = false;
+  auto started = std::chrono::steady_clock::now();
+  PeriodicCallback progress(
+      [&] {
+        // Once the scheduler ended, its last counts while the others leave.
+        CounterValues all = live ? counts_of(live) : totals;
+        size_t in_flight = live ? live->held(project).in_work : 0;
+        double secs =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "\r\033[K%s  active %lld  success %lld  failed %lld  in flight %zu  %.0fs",
+                      project.c_str(), static_cast<long long>(all[0]),
+                      static_cast<long long>(all[1]), static_cast<long long>(all[3]), in_flight,
+                      secs);
+        err << line << std::flush;
+        drawn = true;
+      },
+      std::chrono::milliseconds(100));
+  if (tty) progress.start();
+
+  ClusterNodeSummary s;
+  try {
+    s = run_sync(run_node(o, runtime, c.timeout, timed_out, stop));
+  } catch (const std::exception& e) {
+    progress.stop();
+    if (drawn) err << "\r\033[K";
+    err << "squall run: " << e.what() << "\n";
+    return dynamic_cast<const InvalidArgumentError*>(&e) ? kUsage : kCouldNotRun;
+  }
+  progress.stop();
+  if (drawn) err << "\r\033[K";
+  if (!c.quiet) {
+    long long secs = std::llround(s.seconds);
+    if (signal_seen)
+      err << "Stopped after " << secs << " seconds (" << signal_name(signal_seen) << ")";
+    else if (timed_out)
+      err << "Timed out after " << secs << " seconds (--timeout)";
+    else
+      err << "Done in " << secs << " seconds";
+    err << ", processed " << s.scheduler.handled << " tasks.\n";
+    err << "  in this process: fetched " << s.fetcher.handled << ", processed "
+        << s.processor.handled << ", results stored " << s.result_worker.handled;
+    if (s.seconds > 0)
+      err << ", " << std::llround(static_cast<double>(s.scheduler.handled) / s.seconds)
+          << " tasks/s";
+    err << "\n";
+    auto count = [&](CounterKind k) { return totals[static_cast<size_t>(k)]; };
+    err << "  in the store: " << count(CounterKind::Success) << " success, "
+        << count(CounterKind::Failed) << " failed or bad, " << count(CounterKind::Pending)
+        << " active\n";
+    if (count(CounterKind::Pending) > 0 && (signal_seen || timed_out))
+      err << "  run the same command again to resume\n";
+  }
+  if (signal_seen) return 128 + signal_seen;
+  return timed_out ? kTimedOut : kDone;
+}
+
 }  // namespace
 
 int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool err_is_tty) {
@@ -141,6 +278,15 @@ int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool 
   if (c.debug && c.port) {
     err << "squall run: --debug prints one step and exits; to step a project in the dashboard, "
            "serve it with --port and no --debug (its debugger pane, POST /api/debug)\n";
+    return kUsage;
+  }
+  if (!c.redis.empty() && c.port) {
+    err << "squall run: --port serves the embedded engine; with --redis, `squall status --redis "
+        << c.redis << "` shows the components\n";
+    return kUsage;
+  }
+  if (!(c.delay >= 0 && c.delay < 1e9) || !(c.lease >= 0.01 && c.lease < 1e6)) {
+    err << "squall run: --delay must be 0 or more seconds, --lease 0.01 s or more\n";
     return kUsage;
   }
   if (c.debug && c.debug_url.empty()) {
@@ -168,6 +314,8 @@ int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool 
     }
   }
 
+  if (!c.redis.empty()) return run_on_redis(c, *runtime, loop, err, err_is_tty);
+
   const std::string& project = runtime->project();
   EngineOptions o;
   o.store = c.db.empty() ? project + ".db" : c.db;
@@ -177,6 +325,7 @@ int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool 
   o.concurrency = c.concurrency;
   o.fetcher.user_agent = c.user_agent;
   o.hosts.per_host = c.per_host;
+  o.hosts.delay = c.delay;
   o.hosts.obey_robots = !c.ignore_robots;
   // A project with @every jobs runs until stopped, as pyspider's does.
   o.exit_when_done = runtime->cron_jobs().empty();

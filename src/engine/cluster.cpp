@@ -375,6 +375,13 @@ Task<void> schedule(SchedulerProcess& p, EngineStore& store) {
   if (!p.started) co_await scheduler.request(std::move(starts));
   co_await scheduler.commit();
   p.started = true;
+  struct Told {
+    const std::function<void(const Scheduler*)>& watch;
+    ~Told() {
+      if (watch) watch(nullptr);
+    }
+  } told{o.on_scheduler};
+  if (o.on_scheduler) o.on_scheduler(&scheduler);
 
   Event wake;
   // Outcomes: applied with their follows, committed, then acknowledged.
@@ -484,15 +491,17 @@ Task<void> start_over_claimed(EngineStore& store, const std::vector<ProjectRunti
 
 Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntime*> projects,
                                      Event& stop) {
-  if (o.taskdb.empty())
+  if (o.taskdb.empty() && !o.store)
     throw InvalidArgumentError("the scheduler needs its task store: give --taskdb");
   RedisClient redis(redis_options(o, ComponentRole::Scheduler));
-  const bool shared = is_shared_store(o.taskdb);
+  const bool shared = !o.store && is_shared_store(o.taskdb);
   EngineStoreOptions opening;
   // A shared store is started over only once this scheduler holds its projects (below).
   opening.start_over = o.fresh && !shared;
   opening.label = "task store";
-  std::unique_ptr<EngineStore> store = co_await open_engine_store(o.taskdb, opening);
+  std::unique_ptr<EngineStore> owned;
+  if (!o.store) owned = co_await open_engine_store(o.taskdb, opening);
+  EngineStore* store = o.store ? o.store : owned.get();
   opening.start_over = false;
   if (o.fresh && shared) co_await start_over_claimed(*store, projects);
   auto fetch = open_queue(redis, o, "fetch");
@@ -508,12 +517,14 @@ Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntim
       co_await schedule(process, *store);
       break;
     } catch (const PgError& e) {
-      if (!store_lost(e)) throw;
+      // A store given by the caller is the caller's to open again.
+      if (!store_lost(e) || o.store) throw;
       lost = e.what();
     }
     process.fresh = false;
-    store.reset();
-    store = co_await reopen_store(o.taskdb, opening, "scheduler", lost, stop);
+    owned.reset();
+    owned = co_await reopen_store(o.taskdb, opening, "scheduler", lost, stop);
+    store = owned.get();
   }
   summary.stopped = stop.is_set();
   co_await registry.leave();
@@ -807,12 +818,14 @@ Task<void> store_results(const ClusterOptions& o, EngineStore& store, StreamQueu
 
 Task<ComponentSummary> run_result_worker(ClusterOptions o, Event& stop) {
   std::string location = o.resultdb.empty() ? o.taskdb : o.resultdb;
-  if (location.empty())
+  if (location.empty() && !o.store)
     throw InvalidArgumentError("the result worker needs a store: give --resultdb or --taskdb");
   RedisClient redis(redis_options(o, ComponentRole::ResultWorker));
   EngineStoreOptions opening;
   opening.label = "result store";
-  std::unique_ptr<EngineStore> store = co_await open_engine_store(location, opening);
+  std::unique_ptr<EngineStore> owned;
+  if (!o.store) owned = co_await open_engine_store(location, opening);
+  EngineStore* store = o.store ? o.store : owned.get();
   auto results = open_queue(redis, o, "result");
   ComponentSummary summary;
   ComponentRegistry registry(redis, registry_options(o));
@@ -823,11 +836,12 @@ Task<ComponentSummary> run_result_worker(ClusterOptions o, Event& stop) {
       co_await store_results(o, *store, *results, redis, summary, stop);
       break;
     } catch (const PgError& e) {
-      if (!store_lost(e)) throw;
+      if (!store_lost(e) || o.store) throw;
       lost = e.what();
     }
-    store.reset();
-    store = co_await reopen_store(location, opening, "result worker", lost, stop);
+    owned.reset();
+    owned = co_await reopen_store(location, opening, "result worker", lost, stop);
+    store = owned.get();
   }
   summary.stopped = stop.is_set();
   co_await registry.leave();

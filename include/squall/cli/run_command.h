@@ -15,6 +15,16 @@
 //   is another program's).
 // - robots.txt is obeyed unless --ignore-robots (then only tasks crawled with robots_txt=True
 //   obey it), which differs from pyspider, whose robots_txt is off by default.
+// - --redis URL: the same run by the split engine's four components in this process, joined by
+//   Redis streams (engine/cluster_node.h), so that `squall fetcher` and `squall processor`
+//   processes started elsewhere with the same --redis and --namespace share the work. The flags,
+//   the store, the results, the exit statuses and resuming mean what they mean without it. What
+//   differs: the progress line's "in flight" counts every fetcher's; the summary's second line
+//   says what this process fetched, processed and stored (the others' work is theirs), where the
+//   embedded engine counts the outcomes; the project's @every jobs do not run (a warning says
+//   so) and the run ends once on_start's crawl is done; no --port (`squall status --redis` shows
+//   the components). A run stopped with Ctrl-C or --timeout leaves its stream entries pending
+//   under its own name: the next run takes them back after --lease, and ends no sooner.
 // - --debug PROJECT.py URL [--callback NAME]: pyspider's "run one step": fetches URL, runs the
 //   callback (index_page unless named; on_start's crawl() calls when the URL is `on_start`) and
 //   prints the follows, the result, the messages and the logs, changing no store. It takes no
@@ -49,6 +59,12 @@ struct RunCommand {
   std::string auth;  // user:password
   bool exit_when_done = false;
   size_t browsers = 2;  // Chromium processes rendering the project's js tasks
+  double delay = 0;     // seconds between two fetch starts on one host
+  // The split engine's components in this process over this Redis (cluster_node.h); none:
+  // the embedded engine.
+  std::string redis;
+  std::string ns = "squall";  // the crawl's keys in Redis, squall:NS:...
+  double lease = 30;          // seconds a component holds what it took
 };
 
 // Runs the project (or, with --debug, one step of it) on a loop of its own, with a progress

@@ -99,6 +99,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,8 @@
 
 namespace squall {
 
+class EngineStore;
+
 struct ClusterOptions {
   std::string redis = "redis://127.0.0.1:6379/0";
   std::string ns = "squall";  // keys under "squall:<ns>:"
@@ -119,6 +122,10 @@ struct ClusterOptions {
   // (engine_store.h locations; a postgresql:// one to share across machines).
   std::string taskdb;
   std::string resultdb;
+  // The store the scheduler and the result worker use instead of opening taskdb (and resultdb,
+  // for the result worker): one a process runs them both on, as an SQLite file only one
+  // connection may hold. Not closed by them; `fresh` is then the opener's to do.
+  EngineStore* store = nullptr;
   std::filesystem::path jsonl;  // the result worker's export of the results it stores
   bool fresh = false;  // the scheduler starts its store over (the results in it too), claimed first
   size_t concurrency = 10;     // a fetcher's fetches in flight
@@ -132,6 +139,9 @@ struct ClusterOptions {
   FetchStageOptions hosts;  // its capacity is twice the concurrency
   // This process' consumer name in the streams' groups ("<host>:<pid>" when empty).
   std::string consumer;
+  // Told of the scheduler once it has its projects and their start tasks, and of nullptr as it
+  // returns (the pointer given before still valid then), for a progress line or a summary.
+  std::function<void(const Scheduler*)> on_scheduler;
 };
 
 // What a component did, when it returns.
