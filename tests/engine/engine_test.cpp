@@ -19,6 +19,7 @@
 
 #include "squall/http/server.h"
 #include "support/loop_fixture.h"
+#include "support/memory.h"
 #include "support/process.h"
 #include "support/site.h"
 
@@ -414,6 +415,107 @@ TEST_F(EngineTest, PeriodicJobsRunAtTheirTicksWhileTheEngineRuns) {
     EXPECT_FALSE(co_await store.get("ticker", "_on_cronjob"));
   };
   run(check());
+}
+
+}  // namespace
+}  // namespace squall
+
+namespace squall {
+namespace {
+
+// on_start asks for `count` distinct pages (never fetched: the test lets only on_start through),
+// then throws when told to.
+class ManyFollows : public Handler {
+ public:
+  ManyFollows(size_t count, bool raise) : Handler("many"), count_(count), raise_(raise) {
+    callback("page", [](Response&) -> std::optional<json> { return std::nullopt; });
+  }
+  void on_start() override {
+    for (size_t i = 0; i < count_; ++i)
+      crawl("http://127.0.0.1:9/page/" + std::to_string(i), {{"callback", "page"}});
+    if (raise_) throw std::runtime_error("on_start broke after its follows");
+  }
+  static std::string url(size_t i) { return "http://127.0.0.1:9/page/" + std::to_string(i); }
+
+ private:
+  size_t count_;
+  bool raise_;
+};
+
+// Runs on_start alone and reports what the store holds: the follows' counts, the start task.
+struct ManyFollowsRun {
+  EngineSummary summary;
+  CounterValues recount{};
+  std::optional<CrawlTask> start, first, last;
+  size_t peak_growth_kib = 0;
+};
+
+// Far above what the engine needs (a 16 MiB page cache, the scheduler's known taskids, a few
+// batches), far below 1,000,000 follows held whole (about 500 MiB).
+constexpr size_t kFollowsPeakBoundKib = 200 * 1024;
+
+class ManyFollowsTest : public test::LoopTest {
+ protected:
+  ManyFollowsRun run_many_follows(size_t count, bool raise) {
+    const std::filesystem::path& dir = dir_.path();
+    ManyFollowsRun out;
+    auto body = [&]() -> Task<void> {
+      ManyFollows handler(count, raise);
+      EngineOptions o;
+      o.store = dir / "engine.db";
+      o.jsonl = dir / "results.jsonl";
+      o.store_cache_mib = 16;
+      o.hooks.may_dispatch = [](const CrawlTask& t) { return t.taskid == "on_start"; };
+      Engine engine(o);
+      engine.add_project(handler);
+      test::reset_peak_rss();
+      size_t before = test::rss_kib();
+      out.summary = co_await engine.run();
+      out.peak_growth_kib = test::peak_rss_kib() - before;
+      RecordProperty("peak_growth_kib", std::to_string(out.peak_growth_kib));
+      EngineStore& store = *engine.store();
+      out.recount = co_await store.recount("many");
+      out.start = co_await store.get("many", "on_start");
+      out.first = co_await store.get("many", default_taskid(ManyFollows::url(0)));
+      out.last = co_await store.get("many", default_taskid(ManyFollows::url(count - 1)));
+    };
+    run(body(), std::chrono::seconds(600));
+    return out;
+  }
+
+  test::TempDir dir_;
+};
+
+TEST_F(ManyFollowsTest, ACallbackFollowingAMillionPagesStoresEachOnceInBoundedMemory) {
+  constexpr size_t kCount = 1'000'000;
+  ManyFollowsRun r = run_many_follows(kCount, false);
+  EXPECT_TRUE(r.summary.limited);
+  EXPECT_EQ(r.summary.follows, kCount + 1);  // the start task and every follow, inserted once
+  EXPECT_EQ(r.recount[static_cast<size_t>(CounterKind::Pending)], static_cast<int64_t>(kCount));
+  EXPECT_EQ(r.recount[static_cast<size_t>(CounterKind::Success)], 1);
+  ASSERT_TRUE(r.start && r.first && r.last);
+  EXPECT_EQ(r.start->status, TaskStatus::Success);
+  EXPECT_EQ(r.start->track["process"]["follows"], kCount);
+  EXPECT_EQ(r.first->url, ManyFollows::url(0));
+  EXPECT_EQ(r.last->process["callback"], "page");
+  EXPECT_LT(r.peak_growth_kib, kFollowsPeakBoundKib)
+      << "the process grew by " << r.peak_growth_kib / 1024
+      << " MiB at its peak: follows are held whole instead of handed on in batches";
+}
+
+TEST_F(ManyFollowsTest, ACallbackThatRaisesAfterHalfAMillionFollowsStillSendsThemAndFails) {
+  constexpr size_t kCount = 500'000;
+  ManyFollowsRun r = run_many_follows(kCount, true);
+  EXPECT_EQ(r.summary.follows, kCount + 1);
+  EXPECT_EQ(r.summary.failed, 1u);
+  // on_start waits for its retry; its follows are all there.
+  EXPECT_EQ(r.recount[static_cast<size_t>(CounterKind::Pending)], static_cast<int64_t>(kCount + 1));
+  ASSERT_TRUE(r.start && r.first && r.last);
+  EXPECT_EQ(r.start->status, TaskStatus::Active);
+  EXPECT_EQ(r.start->track["process"]["ok"], false);
+  EXPECT_EQ(r.start->track["process"]["follows"], kCount);
+  EXPECT_NE(r.start->track.dump().find("on_start broke after its follows"), std::string::npos);
+  EXPECT_LT(r.peak_growth_kib, kFollowsPeakBoundKib);
 }
 
 }  // namespace
