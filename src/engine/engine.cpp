@@ -156,13 +156,18 @@ struct Engine::State {
   }
 
   // Where a runtime hands a callback's follows while it runs: into the scheduler, a batch at a
-  // time, each with no other worker's writes in between.
+  // time, each with no other worker's writes in between. A store that answers without
+  // suspending (SQLite) would otherwise take a million follows in one go, the loop serving
+  // nothing else meanwhile: after each batch it yields, so fetches and commits go on.
   struct Follows final : FollowSink {
     State& s;
     explicit Follows(State& state) : s(state) {}
     Task<void> take(std::vector<CrawlTask> batch) override {
-      Lock::Guard applying = co_await s.apply_lock.guard();
-      co_await s.request(std::move(batch));
+      {
+        Lock::Guard applying = co_await s.apply_lock.guard();
+        co_await s.request(std::move(batch));
+      }
+      co_await sleep(Duration::zero());
     }
   };
 

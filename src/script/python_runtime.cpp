@@ -535,7 +535,8 @@ PyObject* PythonRuntime::Impl::hand_on(PyObject* follows, PyObject* messages) {
   // The GIL is released while the loop is behind: the batch before this one is not taken yet.
   // A time limit due or a stop ends the wait (the batch is still handed on), and so does a
   // process() that gave up on the job (the batch is dropped with it).
-  Py_BEGIN_ALLOW_THREADS {
+  PyThreadState* state = PyEval_SaveThread();
+  {
     std::unique_lock lock(mutex);
     wake.wait(lock, [&] {
       return job->batches.empty() || job->abandoned || stopping || interrupt_id.load() != 0;
@@ -543,9 +544,9 @@ PyObject* PythonRuntime::Impl::hand_on(PyObject* follows, PyObject* messages) {
     if (!job->abandoned) job->batches.push_back(std::move(batch));
   }
   job->loop->call_soon_threadsafe([job] { job->wake.set(); });
-  Py_END_ALLOW_THREADS
-      // The time limit's signal, if it came meanwhile, raises here.
-      if (PyErr_CheckSignals() < 0) return nullptr;
+  PyEval_RestoreThread(state);
+  // The time limit's signal, if it came meanwhile, raises here.
+  if (PyErr_CheckSignals() < 0) return nullptr;
   Py_RETURN_NONE;
 }
 
