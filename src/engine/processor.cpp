@@ -90,7 +90,7 @@ class Processor::Spill {
     if (!file_)
       throw Error(ErrorKind::System, std::string("the processor could not create a temporary file "
                                                  "for a callback's follows: ") +
-                                         std::strerror(errno) + " (is TMPDIR writable?)");
+                                         std::strerror(errno) + " (is /tmp writable?)");
   }
   ~Spill() { std::fclose(file_); }
   Spill(const Spill&) = delete;

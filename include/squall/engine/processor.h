@@ -21,12 +21,12 @@
 //
 // Given a FollowSink (project_runtime.h), process() holds at most kFollowBatch (1,000) of a
 // callback's follows and messages in memory at once: each time the callback has asked for that
-// many, they go to an unnamed temporary file (tmpfile(): $TMPDIR, else /tmp; about 200 bytes a
+// many, they go to an unnamed temporary file (tmpfile(), in /tmp: a few hundred bytes a
 // follow, gone when process() ends), and once the callback has returned they are read back and
 // handed to the sink a batch at a time, in the order asked, before the output (the last partial
 // batch and the status pack) is returned. A C++ callback runs synchronously on the engine's
 // loop and cannot wait there for the store to take a batch, hence the file; a callback that
-// asks for fewer than kFollowBatch touches no file. A file that cannot be written (no TMPDIR,
+// asks for fewer than kFollowBatch touches no file. A file that cannot be written (no /tmp,
 // a full disk) fails the crawl() that filled the batch with squall::Error (System) saying so.
 #pragma once
 
