@@ -3,7 +3,7 @@
 squall's PythonRuntime (include/squall/script/python_runtime.h) calls, on its Python thread:
     runner, error = start(project, path, debugger)    # error: the load failure's text
     runner.info()                                     # JSON: retry_delay, cron jobs, crawl_config
-    runner.process(task, fetch, content)              # a dict: the callback's output
+    runner.process(task, fetch, content, streaming)   # a dict: the callback's output
 Nothing here touches the engine: it gets a task dict and a fetch result, and gives back the
 follows, messages, result, logs and exception of the callback, as pyspider's processor does.
 """
@@ -157,10 +157,12 @@ class Runner:
             "callbacks": _callbacks(type(h)),
         })
 
-    def process(self, task, fetch, content):
+    def process(self, task, fetch, content, streaming=False):
         """The output of `task`'s callback on its fetch result (dicts as json.loads gives them;
         content: bytes): {ok, exception, time, logs, follows, messages[, result]}, which squall
-        reads as json.dumps(output, default=str) would write it."""
+        reads as json.dumps(output, default=str) would write it. When `streaming`, the follows
+        and messages go to squall in batches while the callback runs (_squall_runtime.hand_on),
+        and the output holds those asked for after the last batch."""
         response = Response(
             status_code=fetch.get("status_code", 599), url=fetch.get("url") or task["url"],
             orig_url=fetch.get("orig_url") or task["url"], headers=fetch.get("headers"),
@@ -174,7 +176,8 @@ class Runner:
         started = time.monotonic()
         exception = None
         try:
-            h._reset(task, response)
+            import _squall_runtime
+            h._reset(task, response, _squall_runtime.hand_on if streaming else None)
             result = h._run_task(task, response)
             if isinstance(result, types.GeneratorType):
                 for each in result:

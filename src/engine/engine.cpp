@@ -155,15 +155,33 @@ struct Engine::State {
     wake.set();
   }
 
+  // Where a runtime hands a callback's follows while it runs: into the scheduler, a batch at a
+  // time, each with no other worker's writes in between. A store that answers without
+  // suspending (SQLite) would otherwise take a million follows in one go, the loop serving
+  // nothing else meanwhile: after each batch it yields, so fetches and commits go on.
+  struct Follows final : FollowSink {
+    State& s;
+    explicit Follows(State& state) : s(state) {}
+    Task<void> take(std::vector<CrawlTask> batch) override {
+      {
+        Lock::Guard applying = co_await s.apply_lock.guard();
+        co_await s.request(std::move(batch));
+      }
+      co_await sleep(Duration::zero());
+    }
+  };
+
   // One of the processing workers (as many as a runtime's processing_slots()): they await
   // process() side by side, and apply what it gave one at a time.
   Task<void> process_worker() {
+    Follows follows(*this);
     for (;;) {
       FetchedTask f = co_await process_queue->get();
       auto it = projects.find(f.dispatch.task.project);
-      ProcessOutput out = co_await it->second.runtime->process(f.dispatch, std::move(f.result));
-      // The follows, the outcome and the result are applied with no commit between them, and
-      // no other worker's writes either.
+      ProcessOutput out =
+          co_await it->second.runtime->process(f.dispatch, std::move(f.result), &follows);
+      // The last follows, the outcome and the result are applied with no commit between them,
+      // and no other worker's writes either; the batches handed on before are all applied.
       Lock::Guard applying = co_await apply_lock.guard();
       co_await request(std::move(out.follows));
       bool ok = out.status.ok;

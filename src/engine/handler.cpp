@@ -299,6 +299,7 @@ void Handler::collect(const CrawlTask* current, const std::string* base_url,
 void Handler::crawl(std::string_view url, const json& kwargs) {
   if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
   out_->follows.push_back(make_task(url, kwargs));
+  hand_on_when_full();
 }
 
 void Handler::crawl(CrawlTask task) {
@@ -306,6 +307,12 @@ void Handler::crawl(CrawlTask task) {
   if (task.project.empty()) task.project = project_;
   if (task.taskid.empty()) task.taskid = get_taskid(task);
   out_->follows.push_back(std::move(task));
+  hand_on_when_full();
+}
+
+void Handler::hand_on_when_full() {
+  Output& out = *out_;
+  if (out.hand_on && out.follows.size() + out.messages.size() >= out.batch) out.hand_on(out);
 }
 
 void Handler::crawl(const std::vector<std::string>& urls, const json& kwargs) {
@@ -315,6 +322,7 @@ void Handler::crawl(const std::vector<std::string>& urls, const json& kwargs) {
 void Handler::send_message(const std::string& project, json message) {
   if (!out_) throw Error(ErrorKind::InvalidState, "send_message() is for callbacks and hooks");
   out_->messages.emplace_back(project, std::move(message));
+  hand_on_when_full();
 }
 
 void Handler::log_line(std::string line) {

@@ -1,7 +1,11 @@
 // Processor: a callback per task, its output collected into a status pack.
 #include "squall/engine/processor.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include "squall/core/error.h"
@@ -78,11 +82,80 @@ CrawlTask Processor::cron_task(const std::string& project, int64_t tick, int64_t
   return t;
 }
 
-Task<ProcessOutput> Processor::process(const Dispatch& d, FetchResult fetched) {
-  co_return run(d, std::move(fetched));
+// The follows a callback hands on while it runs, kept in an unnamed temporary file until the
+// callback returns: each task as its pyspider dict in CBOR, after its length.
+class Processor::Spill {
+ public:
+  Spill() : file_(std::tmpfile()) {
+    if (!file_)
+      throw Error(ErrorKind::System, std::string("the processor could not create a temporary file "
+                                                 "for a callback's follows: ") +
+                                         std::strerror(errno) + " (is /tmp writable?)");
+  }
+  ~Spill() { std::fclose(file_); }
+  Spill(const Spill&) = delete;
+  Spill& operator=(const Spill&) = delete;
+
+  void write(const CrawlTask& task) {
+    std::vector<uint8_t> bytes = json::to_cbor(task.to_json());
+    auto size = static_cast<uint32_t>(bytes.size());
+    if (std::fwrite(&size, sizeof size, 1, file_) != 1 ||
+        std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
+      throw Error(ErrorKind::System,
+                  std::string("the processor could not keep a callback's follows "
+                              "in its temporary file: ") +
+                      std::strerror(errno) + " (is the disk full?)");
+    ++written_;
+  }
+  size_t written() const noexcept { return written_; }
+
+  // From the start: the next `max` tasks written, in order (none when all were read).
+  void rewind() {
+    std::fflush(file_);
+    std::rewind(file_);
+  }
+  std::vector<CrawlTask> read(size_t max) {
+    std::vector<CrawlTask> batch;
+    std::vector<uint8_t> bytes;
+    while (batch.size() < max && read_ < written_) {
+      uint32_t size = 0;
+      if (std::fread(&size, sizeof size, 1, file_) != 1) break;
+      bytes.resize(size);
+      if (std::fread(bytes.data(), 1, size, file_) != size) break;
+      batch.push_back(CrawlTask::from_json(json::from_cbor(bytes)));
+      ++read_;
+    }
+    if (batch.size() < max && read_ < written_)
+      throw Error(ErrorKind::System,
+                  "the processor could not read back a callback's follows from "
+                  "its temporary file");
+    return batch;
+  }
+
+ private:
+  std::FILE* file_;
+  size_t written_ = 0, read_ = 0;
+};
+
+Task<ProcessOutput> Processor::process(const Dispatch& d, FetchResult fetched,
+                                       FollowSink* follows) {
+  if (!follows) co_return run(d, std::move(fetched));
+  Spill spill;
+  ProcessOutput out = run(d, std::move(fetched), &spill);
+  spill.rewind();
+  for (;;) {
+    std::vector<CrawlTask> batch = spill.read(kFollowBatch);
+    if (batch.empty()) break;
+    co_await follows->take(std::move(batch));
+  }
+  co_return out;
 }
 
 ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched) {
+  return run(d, std::move(fetched), nullptr);
+}
+
+ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched, Spill* spill) {
   auto started = std::chrono::steady_clock::now();
   ProcessOutput out;
   json fetch_track = fetched.track();
@@ -94,6 +167,18 @@ ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched) {
   std::string exception;
   std::optional<json> result;
   Handler::Output produced;
+  if (spill) {
+    produced.batch = kFollowBatch;
+    produced.hand_on = [this, spill](Handler::Output& o) {
+      for (const CrawlTask& f : o.follows) spill->write(f);
+      for (auto& [to, message] : o.messages)
+        spill->write(message_task(handler_.project(), to, message));
+      o.handed_follows += o.follows.size();
+      o.handed_messages += o.messages.size();
+      o.follows.clear();
+      o.messages.clear();
+    };
+  }
   try {
     handler_.collect(
         &d.task, &response.url,
@@ -142,8 +227,8 @@ ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched) {
   json& process = track["process"];
   process["ok"] = ok;
   process["time"] = elapsed;
-  process["follows"] = produced.follows.size();
-  process["messages"] = produced.messages.size();
+  process["follows"] = produced.handed_follows + produced.follows.size();
+  process["messages"] = produced.handed_messages + produced.messages.size();
   process["logs"] = joined_logs(produced.logs);
   process["exception"] = exception.empty() ? json() : json(exception);
   // The start of the body is kept for a task that failed, to see why; a success keeps none.

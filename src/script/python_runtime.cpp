@@ -122,8 +122,9 @@ Duration seconds(double s) {
 
 }  // namespace
 
-// One task on its way to the interpreter and back. The loop owns `done` and `timer`; the
-// interpreter's thread fills `output` before handing the job back through call_soon_threadsafe.
+// One task on its way to the interpreter and back. The loop owns `done`, `wake` and `timer`;
+// the interpreter's thread fills `output` before handing the job back through
+// call_soon_threadsafe.
 struct PythonJob {
   Dispatch dispatch;
   FetchResult fetched;
@@ -133,8 +134,16 @@ struct PythonJob {
   std::atomic<double> started{0};  // steady seconds when the interpreter took it; 0 before
   Loop* loop = nullptr;
   Event done;
+  Event wake;  // a batch of follows came, or the job is done
   TimerHandle timer;
   std::shared_ptr<Semaphore> room;  // the slot it holds
+  // Follows handed on while the callback runs (when process() was given a FollowSink).
+  bool streaming = false;
+  std::deque<std::vector<CrawlTask>> batches;  // at most one waits (under the runtime's mutex)
+  bool abandoned = false;      // process() gave up on the job (under the runtime's mutex)
+  size_t handed_follows = 0;   // (the interpreter's thread; read once the job is done)
+  size_t handed_messages = 0;  // (the same)
+  std::string follow_error;    // the first follow that was not a task (the same)
 };
 
 struct PythonRuntime::Impl {
@@ -158,6 +167,7 @@ struct PythonRuntime::Impl {
 
   // The interpreter's objects (its thread only).
   PyObject* runner = nullptr;
+  std::shared_ptr<PythonJob> current;  // the job the interpreter runs (its thread only)
 
   static std::atomic<Impl*> live;  // the one runtime, for _squall_runtime
 
@@ -171,6 +181,12 @@ struct PythonRuntime::Impl {
   void run(PythonJob& job);
   ProcessOutput output_of(const PythonJob& job, const nlohmann::json& reply,
                           const std::string& error) const;
+  // A follow of the runner's answer as a task, one whose URL cannot be fetched marked bad;
+  // throws squall::Error when the dict is not a task.
+  CrawlTask follow_task(const nlohmann::json& follow) const;
+  // Interpreter's thread, GIL held: hands a callback's batch of follows and messages to the
+  // loop, waiting (the GIL released) while the batch before it has not been taken yet.
+  PyObject* hand_on(PyObject* follows, PyObject* messages);
 
   // Asks the interpreter to raise ProcessTimeLimit in job `id` if it still runs it: a signal
   // to its thread (pthread_kill neither waits nor needs the GIL), whose Python handler asks
@@ -180,6 +196,9 @@ struct PythonRuntime::Impl {
   void interrupt(uint64_t id) {
     interrupt_id.store(id);
     pthread_kill(thread.native_handle(), interrupt_signal());
+    // A callback waiting in hand_on() for the loop stops waiting, to take the signal.
+    { std::lock_guard lock(mutex); }
+    wake.notify_all();
   }
   // The message of the exception to raise in the callback that runs, or "" for none.
   std::string interrupt_due();
@@ -210,8 +229,20 @@ PyObject* interrupt_due(PyObject*, PyObject*) {
   return PyUnicode_FromStringAndSize(message.data(), static_cast<Py_ssize_t>(message.size()));
 }
 
+PyObject* hand_on(PyObject*, PyObject* args) {
+  PyObject *follows = nullptr, *messages = nullptr;
+  if (!PyArg_ParseTuple(args, "OO", &follows, &messages)) return nullptr;
+  PythonRuntime::Impl* self = PythonRuntime::Impl::live.load();
+  if (!self) {
+    PyErr_SetString(PyExc_RuntimeError, "squall's runtime is not running");
+    return nullptr;
+  }
+  return self->hand_on(follows, messages);
+}
+
 PyMethodDef runtime_methods[] = {
     {"interrupt_due", interrupt_due, METH_NOARGS, "the time limit's message, or None"},
+    {"hand_on", hand_on, METH_VARARGS, "hands a batch of follows and messages to the engine"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef runtime_module = {PyModuleDef_HEAD_INIT,
@@ -318,6 +349,7 @@ void PythonRuntime::Impl::serve() {
       wake.wait(lock, [&] { return stopping || !queue.empty(); });
       if (!stopping) {
         job = std::move(queue.front());
+        current = job;
         queue.pop_front();
         running = job->id;
         running_limit = job->time_limit;
@@ -330,12 +362,14 @@ void PythonRuntime::Impl::serve() {
     {
       std::lock_guard lock(mutex);
       running = 0;
+      current.reset();
     }
     Loop* loop = job->loop;
     // The job goes back whole: the last reference may drop on the loop, where its Event lives.
     loop->call_soon_threadsafe([job = std::move(job)] {
       job->timer.cancel();
       job->done.set();
+      job->wake.set();
       job->room->release();
     });
   }
@@ -361,9 +395,9 @@ void PythonRuntime::Impl::run(PythonJob& job) {
       fetch_object
           ? PyBytes_FromStringAndSize(f.content.data(), static_cast<Py_ssize_t>(f.content.size()))
           : nullptr;
-  PyObject* answer =
-      content ? PyObject_CallMethod(runner, "process", "OOO", task_object, fetch_object, content)
-              : nullptr;
+  PyObject* answer = content ? PyObject_CallMethod(runner, "process", "OOOi", task_object,
+                                                   fetch_object, content, job.streaming ? 1 : 0)
+                             : nullptr;
   Py_XDECREF(task_object);
   Py_XDECREF(fetch_object);
   Py_XDECREF(content);
@@ -413,17 +447,15 @@ ProcessOutput PythonRuntime::Impl::output_of(const PythonJob& job, const json& r
       exception = reply["exception"].get<std::string>();
     process["time"] = reply.value("time", 0.0);
     process["logs"] = tail(reply.value("logs", std::string()), kMaxTrackLogBytes);
-    size_t follows = 0;
+    size_t follows = job.handed_follows;
+    if (!job.follow_error.empty()) {
+      ok = false;
+      if (exception.empty()) exception = job.follow_error;
+    }
     if (reply.contains("follows") && reply["follows"].is_array()) {
       for (const json& each : reply["follows"]) {
         try {
-          CrawlTask t = CrawlTask::from_json(each, options.project);
-          UrlResult url = Url::parse(t.url);
-          if (!url || !(url->is_http() || url->scheme() == "data")) {
-            t.status = TaskStatus::Bad;
-            t.track = {{"process", {{"ok", false}, {"exception", "unparsable URL: " + t.url}}}};
-          }
-          out.follows.push_back(std::move(t));
+          out.follows.push_back(follow_task(each));
           ++follows;
         } catch (const std::exception& e) {
           ok = false;
@@ -431,7 +463,7 @@ ProcessOutput PythonRuntime::Impl::output_of(const PythonJob& job, const json& r
         }
       }
     }
-    size_t messages = 0;
+    size_t messages = job.handed_messages;
     if (reply.contains("messages") && reply["messages"].is_array()) {
       for (const json& m : reply["messages"]) {
         if (!m.is_array() || m.size() != 2 || !m[0].is_string()) continue;
@@ -452,6 +484,70 @@ ProcessOutput PythonRuntime::Impl::output_of(const PythonJob& job, const json& r
   if (!ok) fetch_track["content"] = job.fetched.content.substr(0, 1000);
   out.status = StatusPack::of(d, ok, json{{"fetch", std::move(fetch_track)}, {"process", process}});
   return out;
+}
+
+CrawlTask PythonRuntime::Impl::follow_task(const json& follow) const {
+  CrawlTask t = CrawlTask::from_json(follow, options.project);
+  UrlResult url = Url::parse(t.url);
+  if (!url || !(url->is_http() || url->scheme() == "data")) {
+    t.status = TaskStatus::Bad;
+    t.track = {{"process", {{"ok", false}, {"exception", "unparsable URL: " + t.url}}}};
+  }
+  return t;
+}
+
+PyObject* PythonRuntime::Impl::hand_on(PyObject* follows, PyObject* messages) {
+  std::shared_ptr<PythonJob> job = current;
+  if (!job || !job->streaming) {
+    PyErr_SetString(PyExc_RuntimeError, "hand_on() is for a callback whose follows stream");
+    return nullptr;
+  }
+  json f, m;
+  try {
+    f = detail::json_from_python(follows);
+    m = detail::json_from_python(messages);
+  } catch (const detail::NotJsonError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+    return nullptr;
+  }
+  std::vector<CrawlTask> batch;
+  size_t follow_count = 0, message_count = 0;
+  if (f.is_array()) {
+    for (const json& each : f) {
+      try {
+        batch.push_back(follow_task(each));
+        ++follow_count;
+      } catch (const std::exception& e) {
+        if (job->follow_error.empty()) job->follow_error = std::string("crawl(): ") + e.what();
+      }
+    }
+  }
+  if (m.is_array()) {
+    for (const json& each : m) {
+      if (!each.is_array() || each.size() != 2 || !each[0].is_string()) continue;
+      batch.push_back(
+          Processor::message_task(options.project, each[0].get<std::string>(), each[1]));
+      ++message_count;
+    }
+  }
+  job->handed_follows += follow_count;
+  job->handed_messages += message_count;
+  // The GIL is released while the loop is behind: the batch before this one is not taken yet.
+  // A time limit due or a stop ends the wait (the batch is still handed on), and so does a
+  // process() that gave up on the job (the batch is dropped with it).
+  PyThreadState* state = PyEval_SaveThread();
+  {
+    std::unique_lock lock(mutex);
+    wake.wait(lock, [&] {
+      return job->batches.empty() || job->abandoned || stopping || interrupt_id.load() != 0;
+    });
+    if (!job->abandoned) job->batches.push_back(std::move(batch));
+  }
+  job->loop->call_soon_threadsafe([job] { job->wake.set(); });
+  PyEval_RestoreThread(state);
+  // The time limit's signal, if it came meanwhile, raises here.
+  if (PyErr_CheckSignals() < 0) return nullptr;
+  Py_RETURN_NONE;
 }
 
 void PythonRuntime::Impl::arm(const std::shared_ptr<PythonJob>& job, double after) {
@@ -539,7 +635,8 @@ CrawlTask PythonRuntime::start_task() const {
   return t;
 }
 
-Task<ProcessOutput> PythonRuntime::process(const Dispatch& dispatch, FetchResult fetched) {
+Task<ProcessOutput> PythonRuntime::process(const Dispatch& dispatch, FetchResult fetched,
+                                           FollowSink* follows) {
   Impl& im = *impl_;
   std::shared_ptr<Semaphore> room = im.room;
   co_await room->acquire();
@@ -556,6 +653,7 @@ Task<ProcessOutput> PythonRuntime::process(const Dispatch& dispatch, FetchResult
   // The slot is given back when the interpreter hands the job back, even if this coroutine was
   // cancelled meanwhile: the queue to the interpreter never holds more than queue_size jobs.
   job->room = room;
+  job->streaming = follows != nullptr;
   {
     std::lock_guard lock(im.mutex);
     if (im.stopping) throw InvalidStateError("the Python runtime is stopping");
@@ -564,11 +662,41 @@ Task<ProcessOutput> PythonRuntime::process(const Dispatch& dispatch, FetchResult
   im.wake.notify_one();
   im.arm(job, job->time_limit);
   struct Pending {
+    Impl& im;
     std::shared_ptr<PythonJob> job;
     Loop::KeepAlive alive;  // the interpreter is to call_soon_threadsafe
-    ~Pending() { job->timer.cancel(); }
-  } pending{job, Loop::KeepAlive(*job->loop)};
-  co_await job->done.wait();
+    ~Pending() {
+      job->timer.cancel();
+      {
+        std::lock_guard lock(im.mutex);
+        job->abandoned = true;
+        job->batches.clear();
+      }
+      im.wake.notify_all();
+    }
+  } pending{im, job, Loop::KeepAlive(*job->loop)};
+  // The batches come before the job is done (the interpreter's thread hands them on first), so
+  // when it is done and none is left, every follow was taken.
+  for (;;) {
+    std::vector<CrawlTask> batch;
+    bool taken = false;
+    {
+      std::lock_guard lock(im.mutex);
+      if (!job->batches.empty()) {
+        batch = std::move(job->batches.front());
+        job->batches.pop_front();
+        taken = true;
+      }
+    }
+    if (taken) {
+      im.wake.notify_all();
+      co_await follows->take(std::move(batch));
+      continue;
+    }
+    if (job->done.is_set()) break;
+    job->wake.clear();
+    co_await job->wake.wait();
+  }
   co_return std::move(job->output);
 }
 

@@ -20,10 +20,14 @@
 //   read before its pages. A host whose robots.txt cannot be fetched is unavailable for the run:
 //   its tasks stay active in the store, untried, for the next (EngineSummary::parked).
 // - One SQLite file (SqliteStore) holds tasks, projects, counters and results; the engine commits
-//   every `commit_interval`. A task's outcome, its follows and its result are applied together,
-//   between two commits, so a kill at any moment loses at most the work since the last commit:
-//   those tasks are still active in the store and run again on the next start, their results
-//   replace nothing twice, and the JSON lines export is cut back to match (ResultWorker).
+//   every `commit_interval`. A task's outcome, its last follows and its result are applied
+//   together, between two commits, so a kill at any moment loses at most the work since the last
+//   commit: those tasks are still active in the store and run again on the next start, their
+//   results replace nothing twice, and the JSON lines export is cut back to match (ResultWorker).
+// - A callback's follows reach the scheduler in batches of at most kFollowBatch while it runs
+//   (FollowSink, project_runtime.h), so a page of 1,000,000 links never sits whole in memory;
+//   every batch is applied before the task's outcome. Batches committed before a kill are not
+//   lost, and when the task runs again its follows are dropped as known, so each is stored once.
 //   Results may have a store of their own (`result_store`), committed just before the tasks'.
 // - Each project starts with its on_start task (pyspider's), run once per start; when no
 //   project has anything left, each gets its on_finished, and then run() returns (with

@@ -136,6 +136,13 @@ class Handler {
     std::vector<CrawlTask> follows;
     std::vector<std::pair<std::string, nlohmann::json>> messages;  // to project, message
     std::vector<std::string> logs;
+    // When set, called as soon as follows and messages together reach `batch`: it takes them
+    // (and counts them in the handed_ counts), so that a callback that asks for a great many
+    // holds at most `batch` at once. What it throws comes out of the crawl() or send_message()
+    // that filled the batch.
+    std::function<void(Output&)> hand_on;
+    size_t batch = 0;
+    size_t handed_follows = 0, handed_messages = 0;
   };
   // Runs `fn` with `current` as the task whose response is being handled (null: none), and
   // adds what it asked for to `out`, also when it throws (what it asked for before the
@@ -171,6 +178,8 @@ class Handler {
   const CrawlTask& task() const;
 
  private:
+  void hand_on_when_full();
+
   std::string project_;
   std::map<std::string, std::pair<Callback, CallbackOptions>> callbacks_;
   std::vector<CronJob> cron_jobs_;

@@ -18,6 +18,16 @@
 // limit make the status not ok, and the scheduler's retry rules take over; follows asked for before
 // the failure are still sent, as pyspider sends them. A 304 to a conditional request is ok and
 // runs no callback: the page is unchanged.
+//
+// Given a FollowSink (project_runtime.h), process() holds at most kFollowBatch (1,000) of a
+// callback's follows and messages in memory at once: each time the callback has asked for that
+// many, they go to an unnamed temporary file (tmpfile(), in /tmp: a few hundred bytes a
+// follow, gone when process() ends), and once the callback has returned they are read back and
+// handed to the sink a batch at a time, in the order asked, before the output (the last partial
+// batch and the status pack) is returned. A C++ callback runs synchronously on the engine's
+// loop and cannot wait there for the store to take a batch, hence the file; a callback that
+// asks for fewer than kFollowBatch touches no file. A file that cannot be written (no /tmp,
+// a full disk) fails the crawl() that filled the batch with squall::Error (System) saying so.
 #pragma once
 
 #include <optional>
@@ -38,10 +48,13 @@ class Processor : public ProjectRuntime {
   // The callback's output, at once.
   ProcessOutput run(const Dispatch& dispatch, FetchResult fetched);
 
+  using ProjectRuntime::process;
+
   const std::string& project() const override { return handler_.project(); }
   RetryDelays retry_delay() const override { return handler_.retry_delay; }
   const std::vector<CronJob>& cron_jobs() const override { return handler_.cron_jobs(); }
-  [[nodiscard]] Task<ProcessOutput> process(const Dispatch& dispatch, FetchResult fetched) override;
+  [[nodiscard]] Task<ProcessOutput> process(const Dispatch& dispatch, FetchResult fetched,
+                                            FollowSink* follows) override;
 
   // The task that starts a project: its on_start, once per run.
   static CrawlTask start_task(const std::string& project);
@@ -54,6 +67,8 @@ class Processor : public ProjectRuntime {
   static CrawlTask cron_task(const std::string& project, int64_t tick, int64_t last_tick);
 
  private:
+  class Spill;
+  ProcessOutput run(const Dispatch& dispatch, FetchResult fetched, Spill* spill);
   void run_cron_jobs(const nlohmann::json& save);
 
   Handler& handler_;

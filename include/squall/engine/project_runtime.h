@@ -4,6 +4,7 @@
 //   Engine engine(options);
 //   engine.add_project(runtime);
 //   ProcessOutput out = co_await runtime.process(dispatch, std::move(fetched));
+//   ProcessOutput rest = co_await runtime.process(dispatch, std::move(fetched), &sink);
 //
 // The engine co_awaits process() on its loop for each fetched task, so an implementation may
 // run the project anywhere: Processor runs a C++ Handler in place, on the loop; a script runtime
@@ -12,6 +13,21 @@
 // a failing project: a callback's failure is a status pack that is not ok. It throws only when the
 // runtime itself can no longer run (then the engine stops with that error), and CancelledError
 // when the engine is stopping. Every member is called on the engine's loop.
+//
+// Follows in batches. A callback may ask for any number of follows (a page of 1,000,000 links);
+// given a FollowSink, process() hands them on in batches of at most kFollowBatch tasks while it
+// runs and awaits each batch's take() before the next, so a runtime holds a bounded number of
+// follows at once (processor.h and script/python_runtime.h say how many), and the output it
+// returns keeps only the follows not handed on yet. Without a sink (the cluster's processor, the
+// debugger), the output holds every follow, as before. What is handed on stays handed on:
+// - a callback that then throws, or runs past its time limit, fails its task, and the follows it
+//   asked for before still count (pyspider's processor sends them too);
+// - every batch is taken before process() returns, so the engine applies the task's outcome
+//   (its status pack) after all of its follows;
+// - a batch may become durable before the outcome does (the engine commits on its own clock).
+//   If the process dies between them, the task is still active in the store and runs again, and
+//   its follows come again: a follow whose taskid the store has is dropped (unless it asks to
+//   restart, force_update, age or itag, as any repeated request may), so each is stored once.
 #pragma once
 
 #include <optional>
@@ -35,6 +51,18 @@ struct ProcessOutput {
   std::optional<TaskResult> result;
 };
 
+// Where process() hands follows on while the callback runs (the engine's scheduler).
+class FollowSink {
+ public:
+  virtual ~FollowSink() = default;
+  // Takes a batch; resumes when it is applied, so the caller may build the next one. Throws what
+  // applying it threw (the engine stops then); CancelledError when the engine is stopping.
+  [[nodiscard]] virtual Task<void> take(std::vector<CrawlTask> batch) = 0;
+};
+
+// The most follows a runtime hands to a FollowSink at once.
+inline constexpr size_t kFollowBatch = 1000;
+
 class ProjectRuntime {
  public:
   virtual ~ProjectRuntime() = default;
@@ -55,9 +83,15 @@ class ProjectRuntime {
   // outputs one at a time, in the order they come back.
   virtual size_t processing_slots() const { return 1; }
 
-  // Runs the task's callback on its response (see processor.h for what the output holds).
-  [[nodiscard]] virtual Task<ProcessOutput> process(const Dispatch& dispatch,
-                                                    FetchResult fetched) = 0;
+  // Runs the task's callback on its response (see processor.h for what the output holds), with
+  // every follow in the output.
+  [[nodiscard]] Task<ProcessOutput> process(const Dispatch& dispatch, FetchResult fetched) {
+    return process(dispatch, std::move(fetched), nullptr);
+  }
+  // The same, handing follows to `follows` in batches while the callback runs when it is not
+  // null (see above); the output then holds only the follows left when the callback ended.
+  [[nodiscard]] virtual Task<ProcessOutput> process(const Dispatch& dispatch, FetchResult fetched,
+                                                    FollowSink* follows) = 0;
 };
 
 }  // namespace squall

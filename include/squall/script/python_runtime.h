@@ -26,6 +26,15 @@
 //   between two bytecodes, and a blocking call such as time.sleep() is ended early by it; a
 //   callback inside one long C call that does not check for signals (a huge regex) is
 //   interrupted when that call returns.
+// - Given a FollowSink, a callback's follows and messages stream to it: each time the callback
+//   has asked for kFollowBatch (1,000) of them, the interpreter's thread hands the batch to the
+//   loop through a queue of one batch, and waits for the batch before it to be taken if it has
+//   not been yet, with the GIL released (the interpreter has nothing else to run meanwhile). So
+//   a callback that calls self.crawl 1,000,000 times holds at most 3,000 follows: the one the
+//   loop applies, the one waiting, the one the callback fills. That wait counts in the
+//   callback's time limit, as all its time does; the time limit's signal, and a stop, end it (the
+//   batch is still handed on) and raise in the callback. self.crawl drops a repeated taskid
+//   within a batch; across batches the scheduler drops it, as a known task.
 // - The start task is on_start without force_update: on_start runs the first time the project
 //   runs in a store, and not again on later runs (pyspider's `data:,on_start` task).
 // - One PythonRuntime per process: CPython's extension modules (lxml) do not survive a second
@@ -72,9 +81,12 @@ class PythonRuntime : public ProjectRuntime {
   // queue_size: the engine hands over that many tasks at once, so the interpreter's thread
   // finds the next one waiting when it ends one.
   size_t processing_slots() const override { return queue_size_; }
+  using ProjectRuntime::process;
   // The callback's output; CancelledError if the engine gives up on it (the interpreter still
-  // finishes the callback, and its output is dropped).
-  [[nodiscard]] Task<ProcessOutput> process(const Dispatch& dispatch, FetchResult fetched) override;
+  // finishes the callback, and its output is dropped). With `follows`, self.crawl's follows are
+  // handed on while the callback runs (see above).
+  [[nodiscard]] Task<ProcessOutput> process(const Dispatch& dispatch, FetchResult fetched,
+                                            FollowSink* follows) override;
 
   // The Handler's crawl_config.
   const nlohmann::json& crawl_config() const noexcept { return crawl_config_; }

@@ -188,6 +188,10 @@ def _encode_multipart(data, files):
     return "multipart/form-data; boundary=" + boundary, b"".join(parts)
 
 
+# The most follows and messages a callback holds before handing them on (squall's kFollowBatch).
+FOLLOW_BATCH = 1000
+
+
 class BaseHandler:
     """A project: on_start, callbacks that call self.crawl and return results, and the hooks
     on_result, on_message and on_finished. One instance runs every task of the project."""
@@ -205,6 +209,7 @@ class BaseHandler:
         self._follow_keys = set()
         self._messages = []
         self._results = []
+        self._hand_on = None
 
     # --- what the engine asks ----------------------------------------------------------------
     def is_debugger(self):
@@ -246,6 +251,7 @@ class BaseHandler:
         """Sends `msg` to `project`'s on_message."""
         json.dumps(msg)
         self._messages.append([project, msg])
+        self._hand_on_when_full()
 
     def _crawl(self, url, **kwargs):
         unknown = [k for k in kwargs if k not in KEYWORDS]
@@ -337,7 +343,19 @@ class BaseHandler:
         if key not in self._follow_keys:
             self._follow_keys.add(key)
             self._follows.append(task)
+            self._hand_on_when_full()
         return task
+
+    def _hand_on_when_full(self):
+        """Hands the follows and messages asked for so far to the engine once there are
+        FOLLOW_BATCH of them, when the engine takes them while the callback runs: a callback
+        that asks for a great many holds a batch at a time. A repeated taskid is dropped within
+        a batch; the scheduler drops one repeated across batches."""
+        if self._hand_on is None or len(self._follows) + len(self._messages) < FOLLOW_BATCH:
+            return
+        follows, messages = self._follows, self._messages
+        self._follows, self._messages, self._follow_keys = [], [], set()
+        self._hand_on(follows, messages)
 
     def _join(self, url):
         """url made absolute against the response's URL, as urljoin does."""
@@ -346,7 +364,8 @@ class BaseHandler:
         return self._joiner(url)
 
     # --- the run of one task (squall_runtime calls it) ---------------------------------------
-    def _reset(self, task, response):
+    def _reset(self, task, response, hand_on=None):
+        self._hand_on = hand_on
         self.task = task
         self.response = response
         self._joiner = None
