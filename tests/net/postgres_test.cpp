@@ -7,13 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "support/loop_fixture.h"
+#include "support/memory.h"
 #include "support/postgres_server.h"
 
 namespace squall {
@@ -492,32 +492,12 @@ TEST_F(PostgresTest, AnIdleConnectionNoticesARestartAndReconnectsOnTheNextQuery)
   run(body(), 120s);
 }
 
-// Peak resident memory since the last reset (Linux: VmHWM, reset through clear_refs).
-size_t reset_peak_rss() {
-  std::ofstream("/proc/self/clear_refs") << "5";
-  return 0;
-}
-size_t peak_rss_kib() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.starts_with("VmHWM:")) return std::stoul(line.substr(6));
-  return 0;
-}
-size_t rss_kib() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.starts_with("VmRSS:")) return std::stoul(line.substr(6));
-  return 0;
-}
-
 TEST_F(PostgresTest, AStreamReadsAHundredThousandRowsInBoundedMemory) {
   auto body = [&]() -> Task<void> {
     PgConnection db(pg().url(), {.stream_buffer_rows = 500});
     co_await db.connect();
-    reset_peak_rss();
-    size_t before = rss_kib();
+    test::reset_peak_rss();
+    size_t before = test::rss_kib();
     // About 100 MB of rows: far more than the bound below.
     PgRowStream rows = co_await db.stream(
         "SELECT i, repeat('x', 1000) AS pad FROM generate_series(1, $1::int) AS i", 100000);
@@ -539,13 +519,9 @@ TEST_F(PostgresTest, AStreamReadsAHundredThousandRowsInBoundedMemory) {
     EXPECT_EQ(rows.count(), 100000);
     EXPECT_EQ(rows.command(), "SELECT 100000");
     EXPECT_EQ(bytes, 100000u * 1000u);
-    size_t growth_mib = (peak_rss_kib() - std::min(before, peak_rss_kib())) / 1024;
-#if defined(__SANITIZE_ADDRESS__)
-    // ASan's quarantine keeps freed memory for a while: the bound is checked in release builds.
-    (void)growth_mib;
-#else
-    EXPECT_LT(growth_mib, 40u) << "streaming held the result in memory";
-#endif
+    size_t growth_mib = (test::peak_rss_kib() - std::min(before, test::peak_rss_kib())) / 1024;
+    if (!test::kAddressSanitizer)
+      EXPECT_LT(growth_mib, 40u) << "streaming held the result in memory";
     PgResult r = co_await db.query("SELECT 'next'");
     EXPECT_EQ(r.get_string(0, 0), "next");
   };
