@@ -6,6 +6,7 @@
 #include <exception>
 #include <limits>
 
+#include "fetch_field.h"
 #include "squall/core/error.h"
 #include "squall/core/log.h"
 #include "squall/core/loop.h"
@@ -30,14 +31,6 @@ Duration seconds(double s) {
 
 bool transient(int status) {
   return status == 599 || status == 429 || status >= 500;
-}
-
-bool wants_robots(const nlohmann::json& fetch, bool every_task) {
-  auto it = fetch.find("robots_txt");
-  if (it == fetch.end() || it->is_null()) return every_task;
-  if (it->is_boolean()) return it->get<bool>();
-  if (it->is_number()) return it->get<double>() != 0;
-  return !(it->is_string() && it->get<std::string>().empty());
 }
 
 std::optional<Duration> retry_after(const http::Headers& headers) {
@@ -93,7 +86,7 @@ void FetchStage::push(Dispatch d) {
     }
   }
   Held h;
-  h.robots = wants_robots(d.task.fetch, options_.obey_robots);
+  h.robots = detail::fetch_switch(d.task.fetch, "robots_txt", options_.obey_robots);
   if (d.task.url.starts_with("http:") || d.task.url.starts_with("https:")) {
     if (UrlResult u = Url::parse(d.task.url); u && u->is_http()) {
       h.host = u->host_port();

@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "fetch_field.h"
 #include "squall/crawl/data_url.h"
 #include "squall/crawl/robots.h"
 #include "squall/crawl/sniff.h"
@@ -12,29 +13,11 @@
 
 namespace squall {
 
+using detail::fetch_field;
+using detail::fetch_switch;
 using nlohmann::json;
 
 namespace {
-
-// Fetch options as pyspider scripts give them: a missing or null key is the default.
-template <class T>
-T option(const json& fetch, const char* key, T otherwise) {
-  auto it = fetch.find(key);
-  if (it == fetch.end() || it->is_null()) return otherwise;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    return otherwise;
-  }
-}
-
-bool option_on(const json& fetch, const char* key, bool otherwise) {
-  auto it = fetch.find(key);
-  if (it == fetch.end() || it->is_null()) return otherwise;
-  if (it->is_boolean()) return it->get<bool>();
-  if (it->is_number()) return it->get<double>() != 0;
-  return !(it->is_string() && it->get<std::string>().empty());
-}
 
 Duration seconds(double s) {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
@@ -124,7 +107,7 @@ http::HttpClient& Fetcher::client() {
 
 Task<FetchResult> Fetcher::fetch(const CrawlTask& task) {
   auto started = std::chrono::steady_clock::now();
-  std::string fetch_type = option<std::string>(task.fetch, "fetch_type", "");
+  std::string fetch_type = fetch_field<std::string>(task.fetch, "fetch_type", "");
   FetchResult r;
   bool js = fetch_type == "js" || fetch_type == "phantomjs" || fetch_type == "splash" ||
             fetch_type == "chrome";
@@ -162,16 +145,13 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
   http::HttpRequest req;
   req.parsed_url = *parsed;
   req.url = task.url;
-  req.method = option<std::string>(f, "method", "GET");
-  if (auto h = f.find("headers"); h != f.end() && h->is_object())
-    for (const auto& [name, value] : h->items())
-      req.headers.add(name, value.is_string() ? value.get<std::string>() : value.dump());
+  req.method = fetch_field<std::string>(f, "method", "GET");
+  for (auto& [name, value] : detail::fetch_pairs(f, "headers")) req.headers.add(name, value);
   std::string cookie_header;
-  if (auto c = f.find("cookies"); c != f.end() && c->is_object())
-    for (const auto& [name, value] : c->items()) {
-      if (!cookie_header.empty()) cookie_header += "; ";
-      cookie_header += name + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
-    }
+  for (const auto& [name, value] : detail::fetch_pairs(f, "cookies")) {
+    if (!cookie_header.empty()) cookie_header += "; ";
+    cookie_header += name + "=" + value;
+  }
   if (!cookie_header.empty()) req.headers.add("Cookie", cookie_header);
   std::optional<std::string> body;
   if (auto d = f.find("data"); d != f.end() && !d->is_null()) {
@@ -185,16 +165,15 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
     if (!req.headers.contains("Content-Type"))
       req.headers.set("Content-Type", "application/x-www-form-urlencoded");
   }
-  req.user_agent = option<std::string>(f, "user_agent", options_.user_agent);
-  req.request_timeout = seconds(option<double>(f, "timeout", options_.timeout));
-  req.connect_timeout = seconds(option<double>(f, "connect_timeout", options_.connect_timeout));
-  req.follow_redirects = option_on(f, "allow_redirects", true);
-  req.max_redirects = option<int>(f, "max_redirects", 5);
-  req.validate_cert = option_on(f, "validate_cert", options_.validate_cert);
-  req.proxy = option<std::string>(f, "proxy", "");
-  if (!req.proxy.empty() && req.proxy.find("://") == std::string::npos)
-    req.proxy = "http://" + req.proxy;  // pyspider takes "host:port"
-  req.decompress_response = option_on(f, "use_gzip", true);
+  req.user_agent = fetch_field<std::string>(f, "user_agent", options_.user_agent);
+  req.request_timeout = seconds(fetch_field<double>(f, "timeout", options_.timeout));
+  req.connect_timeout =
+      seconds(fetch_field<double>(f, "connect_timeout", options_.connect_timeout));
+  req.follow_redirects = fetch_switch(f, "allow_redirects", true);
+  req.max_redirects = fetch_field<int>(f, "max_redirects", 5);
+  req.validate_cert = fetch_switch(f, "validate_cert", options_.validate_cert);
+  req.proxy = detail::fetch_proxy(f);
+  req.decompress_response = fetch_switch(f, "use_gzip", true);
   req.max_body_size = options_.max_body_size;
   req.raise_error = false;
 
@@ -204,14 +183,14 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
   if (auto etag = f.find("etag"); etag != f.end() && etag->is_string()) {
     req.if_none_match = etag->get<std::string>();
     conditional = true;
-  } else if (option_on(f, "etag", true) && last.contains("etag") && last["etag"].is_string()) {
+  } else if (fetch_switch(f, "etag", true) && last.contains("etag") && last["etag"].is_string()) {
     req.if_none_match = last["etag"].get<std::string>();
     conditional = true;
   }
   std::string last_modified;
   if (auto lm = f.find("last_modified"); lm != f.end() && lm->is_string())
     last_modified = lm->get<std::string>();
-  else if (option_on(f, "last_modified", true) && last.contains("last_modified") &&
+  else if (fetch_switch(f, "last_modified", true) && last.contains("last_modified") &&
            last["last_modified"].is_string())
     last_modified = last["last_modified"].get<std::string>();
   if (!last_modified.empty())
@@ -254,17 +233,16 @@ Task<FetchResult> Fetcher::fetch_robots(const Url& url, const CrawlTask& like) {
   http::HttpRequest req;
   req.parsed_url = url;
   req.url = std::string(url.href());
-  req.user_agent = option<std::string>(f, "user_agent", options_.user_agent);
-  req.request_timeout = seconds(option<double>(f, "timeout", options_.timeout));
-  req.connect_timeout = seconds(option<double>(f, "connect_timeout", options_.connect_timeout));
+  req.user_agent = fetch_field<std::string>(f, "user_agent", options_.user_agent);
+  req.request_timeout = seconds(fetch_field<double>(f, "timeout", options_.timeout));
+  req.connect_timeout =
+      seconds(fetch_field<double>(f, "connect_timeout", options_.connect_timeout));
   req.max_redirects = RobotsPolicy::kMaxRedirects;
   // What is parsed, and room for a line the limit cuts.
   req.max_body_size = kRobotsParseLimit + 64 * 1024;
   req.raise_error = false;
-  req.proxy = option<std::string>(f, "proxy", "");
-  if (!req.proxy.empty() && req.proxy.find("://") == std::string::npos)
-    req.proxy = "http://" + req.proxy;
-  req.validate_cert = option_on(f, "validate_cert", options_.validate_cert);
+  req.proxy = detail::fetch_proxy(f);
+  req.validate_cert = fetch_switch(f, "validate_cert", options_.validate_cert);
   http::HttpResponse resp = co_await send(nullptr, std::move(req));
   FetchResult r = from_response(std::move(resp), std::string(url.href()));
   r.time = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -283,13 +261,9 @@ Task<FetchResult> Fetcher::fetch_js(const CrawlTask& task) {
   http::HttpRequest like;
   like.parsed_url = *parsed;
   like.url = task.url;
-  if (auto h = f.find("headers"); h != f.end() && h->is_object())
-    for (const auto& [name, value] : h->items())
-      like.headers.add(name, value.is_string() ? value.get<std::string>() : value.dump());
-  like.user_agent = option<std::string>(f, "user_agent", options_.user_agent);
-  like.proxy = option<std::string>(f, "proxy", "");
-  if (!like.proxy.empty() && like.proxy.find("://") == std::string::npos)
-    like.proxy = "http://" + like.proxy;
+  for (auto& [name, value] : detail::fetch_pairs(f, "headers")) like.headers.add(name, value);
+  like.user_agent = fetch_field<std::string>(f, "user_agent", options_.user_agent);
+  like.proxy = detail::fetch_proxy(f);
   if (options_.prepare) options_.prepare(&task, like);
 
   browser::RenderRequest req;
@@ -297,20 +271,18 @@ Task<FetchResult> Fetcher::fetch_js(const CrawlTask& task) {
   for (const auto& [name, value] : like.headers) req.headers.emplace_back(name, value);
   if (like.user_agent) req.user_agent = *like.user_agent;
   req.proxy = like.proxy;
-  if (auto c = f.find("cookies"); c != f.end() && c->is_object())
-    for (const auto& [name, value] : c->items())
-      req.cookies.emplace_back(name, value.is_string() ? value.get<std::string>() : value.dump());
-  req.js_script = option<std::string>(f, "js_script", "");
+  req.cookies = detail::fetch_pairs(f, "cookies");
+  req.js_script = fetch_field<std::string>(f, "js_script", "");
   req.js_at_document_start =
-      option<std::string>(f, "js_run_at", "document-end") == "document-start";
-  req.viewport_width = option<int>(f, "js_viewport_width", req.viewport_width);
-  req.viewport_height = option<int>(f, "js_viewport_height", req.viewport_height);
-  req.load_images = option_on(f, "load_images", false);
-  req.wait_until = option<std::string>(f, "js_wait_until", "load") == "networkidle"
+      fetch_field<std::string>(f, "js_run_at", "document-end") == "document-start";
+  req.viewport_width = fetch_field<int>(f, "js_viewport_width", req.viewport_width);
+  req.viewport_height = fetch_field<int>(f, "js_viewport_height", req.viewport_height);
+  req.load_images = fetch_switch(f, "load_images", false);
+  req.wait_until = fetch_field<std::string>(f, "js_wait_until", "load") == "networkidle"
                        ? browser::WaitUntil::NetworkIdle
                        : browser::WaitUntil::Load;
-  req.wait_selector = option<std::string>(f, "js_wait_for", "");
-  req.timeout = seconds(option<double>(f, "timeout", options_.timeout));
+  req.wait_selector = fetch_field<std::string>(f, "js_wait_for", "");
+  req.timeout = seconds(fetch_field<double>(f, "timeout", options_.timeout));
   req.max_html_bytes = options_.max_body_size;
 
   FetchResult r;
