@@ -213,16 +213,67 @@ class BrotliStage final : public DecodeStage {
   bool ended_ = false;
 };
 
-class ZstdStage final : public DecodeStage {
+// Zstd decompression contexts kept per thread for the next zstd body. A context costs an
+// allocation and tables of its own, and its first frame a window buffer: a loop fetching many
+// small zstd responses would pay all three per response. Bounded: kKeep contexts, and one whose
+// buffers grew past kKeepBytes (a large window) goes back to the allocator. A stage destroyed by
+// another thread_local's destructor after the pool frees its context (gone() is a plain flag).
+class ZstdContextPool {
  public:
   // RFC 8878 §3.1.1.1.2: HTTP decoders support windows up to 8 MiB and may refuse larger ones.
   static constexpr int kWindowLogMax = 23;
 
-  ZstdStage() : DecodeStage(ContentCoding::Zstd), context_(ZSTD_createDCtx()) {
-    if (!context_) throw std::bad_alloc();
-    ZSTD_DCtx_setParameter(context_, ZSTD_d_windowLogMax, kWindowLogMax);
+  ZstdContextPool() noexcept = default;
+  ZstdContextPool(const ZstdContextPool&) = delete;
+  ZstdContextPool& operator=(const ZstdContextPool&) = delete;
+  ~ZstdContextPool() {
+    for (size_t i = 0; i < count_; ++i) ZSTD_freeDCtx(contexts_[i]);
+    gone() = true;
   }
-  ~ZstdStage() override { ZSTD_freeDCtx(context_); }
+
+  static ZSTD_DCtx* take() {
+    if (!gone()) {
+      ZstdContextPool& pool = instance();
+      if (pool.count_ > 0) return pool.contexts_[--pool.count_];
+    }
+    ZSTD_DCtx* context = ZSTD_createDCtx();
+    if (!context) throw std::bad_alloc();
+    ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, kWindowLogMax);
+    return context;
+  }
+  // Takes `context` back, its session reset (its parameters kept).
+  static void give(ZSTD_DCtx* context) noexcept {
+    if (!gone() && ZSTD_sizeof_DCtx(context) <= kKeepBytes) {
+      ZstdContextPool& pool = instance();
+      if (pool.count_ < kKeep) {
+        ZSTD_DCtx_reset(context, ZSTD_reset_session_only);
+        pool.contexts_[pool.count_++] = context;
+        return;
+      }
+    }
+    ZSTD_freeDCtx(context);
+  }
+
+ private:
+  static constexpr size_t kKeep = 4;
+  static constexpr size_t kKeepBytes = size_t{2} << 20;
+  static ZstdContextPool& instance() noexcept {
+    thread_local ZstdContextPool pool;
+    return pool;
+  }
+  static bool& gone() noexcept {
+    thread_local bool flag = false;
+    return flag;
+  }
+
+  ZSTD_DCtx* contexts_[kKeep] = {};
+  size_t count_ = 0;
+};
+
+class ZstdStage final : public DecodeStage {
+ public:
+  ZstdStage() : DecodeStage(ContentCoding::Zstd), context_(ZstdContextPool::take()) {}
+  ~ZstdStage() override { ZstdContextPool::give(context_); }
 
  private:
   void decode(std::string_view in, ChunkSink out) override {
