@@ -6,13 +6,22 @@
 namespace squall {
 
 uint32_t Frontier::index_of(std::string_view host) {
-  auto [it, inserted] = hosts_.try_emplace(std::string(host), static_cast<uint32_t>(table_.size()));
-  if (inserted) {
+  uint32_t next = free_.empty() ? static_cast<uint32_t>(table_.size()) : free_.back();
+  auto [it, inserted] = hosts_.try_emplace(std::string(host), next);
+  if (!inserted) return it->second;
+  if (free_.empty()) {
     table_.emplace_back();
-    table_.back().name = it->first;
-    table_.back().delay = options_.delay;
+  } else {
+    free_.pop_back();
+    // The heap may still hold entries for the row's earlier host: its generation goes on, so
+    // none of them matches the new one.
+    uint64_t generation = table_[next].timer_generation;
+    table_[next] = Host{};
+    table_[next].timer_generation = generation + 1;
   }
-  return it->second;
+  table_[next].name = it->first;
+  table_[next].delay = options_.delay;
+  return next;
 }
 
 Frontier::Host* Frontier::find(std::string_view host) {
@@ -121,6 +130,19 @@ std::vector<CrawlUrl> Frontier::drop(std::string_view host) {
   queued_ -= h->urls.size();
   h->urls.clear();
   return out;
+}
+
+bool Frontier::forget(std::string_view host, TimePoint now) {
+  auto it = hosts_.find(std::string(host));
+  if (it == hosts_.end()) return false;
+  Host& h = table_[it->second];
+  // A host in the ready list is found there by its row: it stays until take() passes it.
+  if (!h.urls.empty() || h.in_flight > 0 || h.in_ready || h.not_before > now) return false;
+  ++h.timer_generation;  // its entries in the heap are stale now
+  h.name.clear();
+  free_.push_back(it->second);
+  hosts_.erase(it);
+  return true;
 }
 
 std::optional<TimePoint> Frontier::next_ready() const {

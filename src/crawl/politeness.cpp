@@ -128,14 +128,45 @@ std::optional<TimePoint> Politeness::fetched(const std::string& host, bool trans
   return now + pause;
 }
 
+namespace {
+
+void slowest_first(std::vector<std::pair<std::string, double>>& hosts, size_t n) {
+  std::sort(hosts.begin(), hosts.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (hosts.size() > n) hosts.resize(n);
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, double>> Politeness::slowest_hosts(size_t n) const {
-  std::vector<std::pair<std::string, double>> slow;
+  std::vector<std::pair<std::string, double>> slow = slowest_forgotten_;
   for (const auto& [name, h] : hosts_)
     if (h.fetches > 0) slow.emplace_back(name, h.total_ms / static_cast<double>(h.fetches));
-  std::sort(slow.begin(), slow.end(),
-            [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (slow.size() > n) slow.resize(n);
+  slowest_first(slow, n);
   return slow;
+}
+
+std::vector<std::string> Politeness::forget_idle(TimePoint now) {
+  std::vector<std::string> forgotten;
+  if (hosts_.size() <= options_.max_hosts) return forgotten;
+  if (hosts_.size() < next_sweep_ && now < next_sweep_at_) return forgotten;
+  for (auto it = hosts_.begin(); it != hosts_.end();) {
+    const Host& h = it->second;
+    // A host given up on stays so for the run: its tasks are set aside, not tried again.
+    bool waits = h.robots == Robots::Pending || h.robots == Robots::Unavailable;
+    if (waits || !(frontier_.forget(it->first, now) || !frontier_.host(it->first))) {
+      ++it;
+      continue;
+    }
+    if (h.fetches > 0)
+      slowest_forgotten_.emplace_back(it->first, h.total_ms / static_cast<double>(h.fetches));
+    forgotten.push_back(it->first);
+    it = hosts_.erase(it);
+  }
+  slowest_first(slowest_forgotten_, kSlowestKept);
+  next_sweep_ = hosts_.size() + std::max<size_t>(1, options_.max_hosts / 4);
+  next_sweep_at_ = now + kSweepEvery;
+  return forgotten;
 }
 
 }  // namespace squall

@@ -51,7 +51,9 @@ FetchStage::FetchStage(Fetcher& fetcher, FetchStageOptions options, Deliver deli
       frontier_(
           {.per_host = options_.per_host ? options_.per_host : std::numeric_limits<size_t>::max(),
            .delay = seconds(options_.delay)}),
-      politeness_(frontier_, {.obey_robots = true, .user_agent = options_.user_agent}) {
+      politeness_(frontier_, {.obey_robots = true,
+                              .user_agent = options_.user_agent,
+                              .max_hosts = options_.max_hosts}) {
   if (options_.capacity == 0) options_.capacity = 1;
 }
 
@@ -251,6 +253,11 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host, std::optional<Ho
         }
     }
     frontier_.release(host, now);
+    // What was kept of hosts long idle goes once many are remembered (Politeness::max_hosts).
+    for (const std::string& gone : politeness_.forget_idle(now)) {
+      robots_like_.erase(gone);
+      robots_tries_.erase(gone);
+    }
   }
   // Released beside the page going on: the worker waits for neither round trip to Redis.
   if (shared) spawn(release_shared(*options_.host_leases, std::move(*shared), pause, true));

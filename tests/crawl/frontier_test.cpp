@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <vector>
 
 namespace squall {
 namespace {
@@ -178,6 +180,97 @@ TEST(Frontier, ManyHostsManyUrlsAllComeOutExactlyOnce) {
   }
   EXPECT_EQ(got, 5000u);
   EXPECT_TRUE(expected.empty());
+}
+
+TEST(Frontier, AnIdleHostIsForgottenOnlyOnceItsDelayIsOver) {
+  Frontier f({.per_host = 1, .delay = 1s});
+  f.push("a", url("a0"));
+  EXPECT_FALSE(f.forget("a", t0)) << "a URL is queued";
+  auto l = f.take(t0);
+  ASSERT_TRUE(l);
+  EXPECT_FALSE(f.forget("a", t0)) << "a fetch is in flight";
+  f.release("a", t0 + 100ms);
+  EXPECT_FALSE(f.forget("a", t0 + 999ms)) << "its delay is not over";
+  EXPECT_TRUE(f.forget("a", t0 + 1s));
+  EXPECT_EQ(f.hosts(), 0u);
+  EXPECT_FALSE(f.host("a"));
+  EXPECT_FALSE(f.forget("a", t0 + 1s));
+  EXPECT_FALSE(f.forget("nobody", t0));
+  // Met again, it is new: its URL goes at once.
+  f.push("a", url("a1"));
+  l = f.take(t0 + 1s);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->url.url, "a1");
+}
+
+TEST(Frontier, ABackedOffHostIsKeptUntilTheBackOffEnds) {
+  Frontier f;
+  f.push("a", url("a0"));
+  auto l = f.take(t0);
+  ASSERT_TRUE(l);
+  f.release("a", t0);
+  f.back_off("a", t0 + 30s);
+  EXPECT_FALSE(f.forget("a", t0 + 29s));
+  EXPECT_TRUE(f.forget("a", t0 + 30s));
+}
+
+TEST(Frontier, AForgottenHostsRowServesANewHostWithoutItsOldTimers) {
+  Frontier f({.per_host = 1, .delay = 1s});
+  f.push("a", url("a0"));
+  ASSERT_TRUE(f.take(t0));
+  f.push("a", url("a1"));  // waits in the heap for t0 + 1s
+  ASSERT_EQ(f.drop("a").size(), 1u);
+  f.release("a", t0);
+  ASSERT_TRUE(f.forget("a", t0 + 1s));
+  f.push("b", url("b0"));  // takes a's row
+  f.push("b", url("b1"));
+  auto l = f.take(t0 + 1s);  // a's heap entry comes due here, and is passed over
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->url.url, "b0");
+  EXPECT_EQ(l->host, "b");
+  EXPECT_FALSE(f.take(t0 + 1s)) << "b's delay holds b1";
+  f.release("b", t0 + 1s);
+  l = f.take(t0 + 2s);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->url.url, "b1");
+  EXPECT_EQ(f.hosts(), 1u);
+  EXPECT_FALSE(f.host("a"));
+}
+
+TEST(Frontier, HostsForgottenAsTheyGoIdleLoseNoUrl) {
+  Frontier f({.per_host = 2, .delay = 10ms});
+  std::map<std::string, int> expected;
+  TimePoint now = t0;
+  size_t got = 0, most_hosts = 0;
+  for (int round = 0; round < 200; ++round) {
+    for (int i = 0; i < 50; ++i) {
+      std::string host = cat("h", std::to_string((round * 7 + i) % 400));
+      std::string u = cat(cat(host, "/"), std::to_string(round * 50 + i));
+      f.push(host, url(u));
+      expected[u] = 1;
+    }
+    std::vector<FrontierLease> flying;
+    while (auto l = f.take(now)) {
+      EXPECT_EQ(expected.erase(l->url.url), 1u) << l->url.url;
+      flying.push_back(std::move(*l));
+      ++got;
+    }
+    for (auto& l : flying) f.release(l.host, now);
+    now += 5ms;
+    for (int i = 0; i < 400; ++i) f.forget(cat("h", std::to_string(i)), now);
+    most_hosts = std::max(most_hosts, f.hosts());
+  }
+  while (f.queued() > 0) {
+    while (auto l = f.take(now)) {
+      EXPECT_EQ(expected.erase(l->url.url), 1u) << l->url.url;
+      f.release(l->host, now);
+      ++got;
+    }
+    now += 5ms;
+  }
+  EXPECT_EQ(got, 10000u);
+  EXPECT_TRUE(expected.empty());
+  EXPECT_LT(most_hosts, 400u) << "idle hosts were never forgotten";
 }
 
 }  // namespace

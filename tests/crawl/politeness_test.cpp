@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "support/parsed_url.h"
 
 namespace squall {
@@ -228,6 +232,64 @@ TEST(Politeness, TheSlowestHostsComeFirstByMeanFetchTime) {
   using Slow = std::vector<std::pair<std::string, double>>;
   EXPECT_EQ(p.slowest_hosts(5), (Slow{{"b:80", 50}, {"a:80", 20}, {"c:80", 5}}));
   EXPECT_EQ(p.slowest_hosts(1), (Slow{{"b:80", 50}}));
+}
+
+// Fetches the robots.txt of every host waiting for one at `now`, allowing everything.
+void robots_all_allowed(Politeness& p, TimePoint now) {
+  while (auto host = p.next_robots(now)) {
+    p.robots_fetch_started(*host);
+    p.robots_fetched(*host, RobotsPolicy::from_response(200, "User-agent: *\nAllow: /\n"), now);
+  }
+}
+
+TEST(Politeness, IdleHostsAreForgottenOnceMoreThanMaxHostsAreRemembered) {
+  Frontier f({.per_host = 1, .delay = 1s});
+  Politeness p(f, {.max_hosts = 3});
+  for (const char* u : {"http://a.test/", "http://b.test/", "http://c.test/"}) queue(p, f, u);
+  robots_all_allowed(p, t0);
+  for (const auto& lease : std::vector<FrontierLease>{*f.take(t0), *f.take(t0), *f.take(t0)}) {
+    p.fetched(lease.host, false, 10, t0);
+    f.release(lease.host, t0);
+  }
+  EXPECT_TRUE(p.forget_idle(t0 + 1s).empty()) << "three hosts: not over the bound";
+  queue(p, f, "http://d.test/");       // its robots.txt is waited for
+  queue(p, f, "http://a.test/again");  // a has a URL queued
+  queue(p, f, "http://e.test/");       // e: given up on
+  std::string e = url("http://e.test/").host_port();
+  ASSERT_EQ(p.next_robots(t0), url("http://d.test/").host_port());
+  ASSERT_EQ(p.next_robots(t0), e);
+  p.robots_fetch_started(e);
+  p.robots_unreachable(e, std::nullopt, t0);
+  ASSERT_TRUE(p.unavailable(e));
+  EXPECT_TRUE(p.forget_idle(t0 + 500ms).empty()) << "b and c are inside their delay";
+  EXPECT_TRUE(p.forget_idle(t0 + 1s).empty()) << "a sweep a second at most, with no new host";
+  std::vector<std::string> gone = p.forget_idle(t0 + 1500ms);
+  std::sort(gone.begin(), gone.end());
+  EXPECT_EQ(gone, (std::vector<std::string>{"b.test:80", "c.test:80"}));
+  EXPECT_EQ(p.hosts(), 3u);
+  EXPECT_EQ(f.hosts(), 3u);
+  EXPECT_EQ(p.robots_state("b.test:80"), "unknown");
+  EXPECT_EQ(p.robots_state("a.test:80"), "known");
+  EXPECT_EQ(p.robots_state("d.test:80"), "pending");
+  EXPECT_TRUE(p.unavailable(e));
+  // Met again, b is new: held until its robots.txt is fetched again.
+  queue(p, f, "http://b.test/back");
+  EXPECT_EQ(p.robots_state("b.test:80"), "pending");
+  EXPECT_EQ(take_all(f, t0 + 2s), (std::vector<std::string>{"http://a.test/again"}));
+  ASSERT_EQ(p.next_robots(t0 + 2s), "b.test:80");
+}
+
+TEST(Politeness, TheSlowestHostsIncludeTheForgottenOnes) {
+  Frontier f;
+  Politeness p(f, {.obey_robots = false, .max_hosts = 1});
+  p.fetched("a:80", false, 10, t0);
+  p.fetched("b:80", false, 50, t0);
+  p.fetched("c:80", false, 5, t0);
+  EXPECT_EQ(p.forget_idle(t0).size(), 3u) << "the frontier holds nothing of them";
+  EXPECT_EQ(p.hosts(), 0u);
+  p.fetched("d:80", false, 20, t0);
+  using Slow = std::vector<std::pair<std::string, double>>;
+  EXPECT_EQ(p.slowest_hosts(3), (Slow{{"b:80", 50}, {"d:80", 20}, {"a:80", 10}}));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -353,6 +354,50 @@ TEST_F(FetchStageTest, ATaskDispatchedAgainWhileHeldIsFetchedOnceWithTheNewerTok
     worker.kill();
     co_await worker.join();
     co_await sa.stop(1s);
+  };
+  run(body());
+}
+
+TEST_F(FetchStageTest, HostsForgottenWhileIdleHaveTheirRobotsTxtReadAgainWhenMetAgain) {
+  auto body = [&]() -> Task<void> {
+    constexpr size_t kHosts = 6;
+    std::vector<std::unique_ptr<Site>> sites;
+    std::vector<std::unique_ptr<http::HttpServer>> servers;
+    for (size_t i = 0; i < kHosts; ++i) {
+      sites.push_back(std::make_unique<Site>());
+      sites.back()->robots = "User-agent: *\nDisallow: /private\n";
+      servers.push_back(std::make_unique<http::HttpServer>(sites.back()->handler()));
+      servers.back()->listen(Address::parse("127.0.0.1:0"));
+    }
+    Fetcher fetcher;
+    StageRun run;
+    FetchStage stage(fetcher, {.obey_robots = true, .max_hosts = 2}, run.deliver(), run.park());
+    TaskHandle<void> worker = spawn(stage.worker());
+    uint64_t token = 0;
+    // Two rounds, one host at a time: the hosts of the first are long idle in the second.
+    for (const char* path : {"/a", "/private/b"})
+      for (const auto& server : servers) {
+        run.expected = run.delivered.size() + 1;
+        run.done.clear();
+        stage.push(dispatch_of(origin_of(*server) + path, ++token));
+        co_await run.done.wait(10s);
+      }
+    EXPECT_EQ(run.delivered.size(), 2 * kHosts);
+    size_t robots_asked = 0;
+    for (const auto& site : sites) {
+      robots_asked += site->asked("/robots.txt");
+      EXPECT_EQ(site->paths.empty() ? "" : site->paths.front(), "/robots.txt");
+      EXPECT_EQ(site->asked("/private/b"), 0u) << "robots.txt read again decides";
+    }
+    EXPECT_GT(robots_asked, kHosts) << "no host was forgotten";
+    EXPECT_LE(robots_asked, 2 * kHosts);
+    for (const auto& [d, r] : run.delivered)
+      if (d.task.url.ends_with("/private/b")) {
+        EXPECT_EQ(r.status_code, 403) << d.task.url;
+      }
+    worker.kill();
+    co_await worker.join();
+    for (const auto& server : servers) co_await server->stop(1s);
   };
   run(body());
 }

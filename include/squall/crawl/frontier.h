@@ -67,6 +67,11 @@ class Frontier {
   void back_off(std::string_view host, TimePoint until);
   // Drops every queued URL of the host (it cannot be reached at all); returns them.
   std::vector<CrawlUrl> drop(std::string_view host);
+  // Forgets a host that nothing waits on at `now`: no URL queued, none in flight, and its delay
+  // and back-off over, so that a URL pushed for it later finds it as new and loses no spacing.
+  // Whatever else it had (held, a longer delay) is its owner's to set again. False, changing
+  // nothing, for a host that is not idle or not known.
+  bool forget(std::string_view host, TimePoint now);
 
   // The earliest time a host that has URLs but waits for its delay or back-off becomes ready.
   std::optional<TimePoint> next_ready() const;
@@ -111,6 +116,7 @@ class Frontier {
 
   FrontierOptions options_;
   std::vector<Host> table_;
+  std::vector<uint32_t> free_;  // rows of table_ whose host was forgotten, for the next new one
   std::unordered_map<std::string, uint32_t> hosts_;
   std::deque<uint32_t> ready_;
   std::priority_queue<Waiting, std::vector<Waiting>, std::greater<Waiting>> waiting_;

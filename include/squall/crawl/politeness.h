@@ -51,6 +51,9 @@ namespace squall {
 struct PolitenessOptions {
   bool obey_robots = true;
   std::string user_agent = "squall-crawler/1.0";  // whose robots.txt group applies
+  // Hosts remembered at once before forget_idle() drops the idle ones: a record (and its
+  // robots.txt rules) per host ever met would grow with a crawl of the whole web.
+  size_t max_hosts = 10'000;
 };
 
 class Politeness {
@@ -114,8 +117,21 @@ class Politeness {
   // waiting for a retry), "known" (its rules apply) or "unavailable" (given up on).
   std::string_view robots_state(const std::string& host) const;
 
-  // Up to `n` hosts with fetches, by mean time per fetch, slowest first: (host, mean ms).
+  // Up to `n` hosts with fetches, by mean time per fetch, slowest first: (host, mean ms). The
+  // hosts forgotten are in it too, up to kSlowestKept of them.
   std::vector<std::pair<std::string, double>> slowest_hosts(size_t n) const;
+
+  // Once more than max_hosts are remembered, forgets those that nothing waits on: no robots.txt
+  // being fetched or waiting for a retry, not given up on (unavailable stays so for the run),
+  // and idle in the frontier (Frontier::forget), which forgets them too. A forgotten host met
+  // again is new: its robots.txt is fetched again, as when it expires. Cheap when under the
+  // bound; a sweep over every host otherwise, after which the next waits until max_hosts / 4 more
+  // are met or kSweepEvery has passed. Returns the hosts forgotten.
+  std::vector<std::string> forget_idle(TimePoint now);
+  size_t hosts() const noexcept { return hosts_.size(); }
+
+  static constexpr size_t kSlowestKept = 16;
+  static constexpr Duration kSweepEvery = std::chrono::seconds(1);
 
  private:
   enum class Robots : uint8_t { Unknown, Pending, Known, Unavailable };
@@ -138,6 +154,11 @@ class Politeness {
   // (due, host) of robots.txt fetches to try again; a handful at most, so a vector.
   std::vector<std::pair<TimePoint, std::string>> robots_retries_;
   size_t robots_fetching_ = 0;
+  // forget_idle() sweeps again once this many hosts are remembered, or at this time.
+  size_t next_sweep_ = 0;
+  TimePoint next_sweep_at_{};
+  // The slowest of the hosts forgotten (host, mean ms), slowest first, kSlowestKept at most.
+  std::vector<std::pair<std::string, double>> slowest_forgotten_;
 };
 
 }  // namespace squall

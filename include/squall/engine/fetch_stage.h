@@ -75,6 +75,7 @@ struct FetchStageOptions {
   int robots_retries = 2;                 // tries after the first for an unreachable robots.txt
   double robots_backoff = 1;              // seconds before the first of them, doubled for each next
   std::string user_agent = "squall/1.0";  // whose robots.txt rules apply
+  size_t max_hosts = 10'000;              // hosts remembered before idle ones are forgotten
   // Politeness shared with other fetchers (see above); each must outlive the stage.
   HostLeases* host_leases = nullptr;
   SharedRobots* shared_robots = nullptr;
