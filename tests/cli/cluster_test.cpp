@@ -27,22 +27,6 @@ using test::RunPeer;
 using test::TempDir;
 using test::with_origin;
 
-constexpr const char* kProject = R"(
-from pyspider.libs.base_handler import *
-
-
-class Handler(BaseHandler):
-    def on_start(self):
-        self.crawl("{ORIGIN}/page/index?links=a,b,c,d,e,f", callback=self.index_page)
-
-    def index_page(self, response):
-        for each in response.doc('a[href^="http"]').items():
-            self.crawl(each.attr.href, callback=self.detail_page)
-
-    def detail_page(self, response):
-        return {"url": response.url, "title": response.doc("title").text()}
-)";
-
 class Cluster : public test::PostgresTest {};
 
 // The results of a JSON lines export, by taskid, without their updatetime.
@@ -55,7 +39,7 @@ std::map<std::string, nlohmann::json> results_of(const std::filesystem::path& pa
 TEST_F(Cluster, SevenProcessesOverRedisAndPostgresqlGiveTheResultsOfOneSquallRun) {
   RunPeer site;
   TempDir work;
-  work.write("shop.py", with_origin(kProject, site.origin));
+  work.write("shop.py", with_origin(test::index_project, site.origin));
   test::RedisServer redis;
   std::string r = redis.url(0);
   std::string db = pg().url();

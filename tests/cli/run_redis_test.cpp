@@ -12,6 +12,7 @@
 
 #include "cli/run_peer.h"
 #include "squall/engine/engine_store.h"
+#include "support/cluster_crawl.h"
 #include "support/postgres_server.h"
 #include "support/redis_server.h"
 
@@ -24,22 +25,6 @@ using test::Process;
 using test::RunPeer;
 using test::TempDir;
 using test::with_origin;
-
-constexpr const char* kProject = R"(
-from pyspider.libs.base_handler import *
-
-
-class Handler(BaseHandler):
-    def on_start(self):
-        self.crawl("{ORIGIN}/page/index?links=a,b,c,d,e,f", callback=self.index_page)
-
-    def index_page(self, response):
-        for each in response.doc('a[href^="http"]').items():
-            self.crawl(each.attr.href, callback=self.detail_page)
-
-    def detail_page(self, response):
-        return {"url": response.url, "title": response.doc("title").text()}
-)";
 
 // 100 pages, each a result; those from 20 on are answered only once the test opens the gate.
 constexpr const char* kChainProject = R"(
@@ -106,8 +91,8 @@ size_t await_requests(const RunPeer& site, size_t n, Match match) {
 TEST(RunRedis, TheComponentsInOneProcessGiveTheResultsAndStoreOfSquallRun) {
   RunPeer site;
   TempDir one, split;
-  one.write("shop.py", with_origin(kProject, site.origin));
-  split.write("shop.py", with_origin(kProject, site.origin));
+  one.write("shop.py", with_origin(test::index_project, site.origin));
+  split.write("shop.py", with_origin(test::index_project, site.origin));
   test::RedisServer redis;
 
   test::CommandResult embedded = test::squall_run(one, "shop.py", {"--results", "out.jsonl"});

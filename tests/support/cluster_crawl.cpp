@@ -9,6 +9,22 @@
 
 namespace squall::test {
 
+const char* const index_project = R"(
+from pyspider.libs.base_handler import *
+
+
+class Handler(BaseHandler):
+    def on_start(self):
+        self.crawl("{ORIGIN}/page/index?links=a,b,c,d,e,f", callback=self.index_page)
+
+    def index_page(self, response):
+        for each in response.doc('a[href^="http"]').items():
+            self.crawl(each.attr.href, callback=self.detail_page)
+
+    def detail_page(self, response):
+        return {"url": response.url, "title": response.doc("title").text()}
+)";
+
 const char* const chain_project = R"(
 from pyspider.libs.base_handler import *
 

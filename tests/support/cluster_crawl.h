@@ -18,6 +18,10 @@
 
 namespace squall::test {
 
+// pyspider's tutorial project: {ORIGIN}/page/index links six detail pages (run_peer.py), each a
+// result {url, title}.
+extern const char* const index_project;
+
 // A pyspider project whose pages chain from {ORIGIN}/chain/0 to /chain/399 (run_peer.py), each
 // a result; the pages from 300 on are served only once the test opens the site's gate (a file
 // "open" beside its log).
