@@ -284,9 +284,9 @@ TEST_F(RenderTest, APageThatNeverFinishesLoadingTimesOutWithinItsLimit) {
       co_await render_page(*browser, req);
       ADD_FAILURE() << "rendered a page that never loads";
     } catch (const TimeoutError& e) {
-      EXPECT_NE(
-          std::string(e.what()).find("was not rendered within 2 s (waiting for the load event)"),
-          std::string::npos)
+      // Which step the limit cut (the load event, or the navigation itself on a busy machine)
+      // is the browser's pace; the limit is the test's.
+      EXPECT_NE(std::string(e.what()).find("was not rendered within 2 s"), std::string::npos)
           << e.what();
     }
     // The browser renders the next page.
@@ -337,7 +337,8 @@ TEST_F(RenderTest, PopUpsAreRefused) {
     auto browser = co_await start();
     RenderRequest req;
     req.url = url("/popups.html");
-    req.timeout = 10s;
+    // A thousand refused window.open calls take a busy machine's browser a while.
+    req.timeout = 60s;
     req.js_script = "function() { return document.title; }";
     RenderResult page = co_await render_page(*browser, req);
     EXPECT_EQ(page.js_script_result, "opened 0");
