@@ -4,9 +4,11 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <future>
 
 #include <random>
 #include <stdexcept>
@@ -311,7 +313,25 @@ TEST_F(RedisLoadingTest, SendsACommandAgainUntilARestartedServerHasLoadedItsData
     redis.close();
   }());
   server_.stop();
-  std::thread starting([&] { server_.start(); });
+  // A peer lives as long as the thread that started it (support/process.h): this one waits for
+  // the test's end, however the test ends.
+  std::promise<void> test_over;
+  std::thread starting([&, over = test_over.get_future()] {
+    try {
+      server_.start();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "redis-server did not start again: " << e.what();
+    }
+    over.wait();
+  });
+  struct Joined {
+    std::promise<void>& over;
+    std::thread& thread;
+    ~Joined() {
+      over.set_value();
+      thread.join();
+    }
+  } joined{test_over, starting};
   bool loading_seen = false;
   run([&]() -> Task<void> {
     // A client of one attempt sees it loading: it answers, and runs nothing.
@@ -339,7 +359,6 @@ TEST_F(RedisLoadingTest, SendsACommandAgainUntilARestartedServerHasLoadedItsData
     EXPECT_EQ(size.integer, 20000);
     redis.close();
   }());
-  starting.join();
   EXPECT_TRUE(loading_seen) << "the server loaded its data before the test could see it";
 }
 
