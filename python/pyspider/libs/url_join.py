@@ -11,9 +11,13 @@ followed by it, the dot segments of either path removed as urljoin removes them,
 and fragment kept as they are. Every other URL goes to urljoin: an empty query or fragment
 (which urljoin drops), a query or fragment alone, another scheme, a host without a scheme.
 """
+import re
 from urllib.parse import urljoin
 
-_UNSAFE = frozenset(" []\\;")
+# A URL the fast paths may take, in one match: printable ASCII, split into the part before its
+# first "?" or "#" (one character at least, no space, bracket, backslash or semicolon) and the
+# rest.
+_PARTS = re.compile(r"([!\"$-:<->@-Z^-~]+)([?#][ -~]*)?")
 
 
 def _without_dots(path):
@@ -63,39 +67,23 @@ class Joiner:
                 self.folder_path = self.folder[len(self.origin):]
 
     def __call__(self, url):
-        if self.scheme is not None and url and url.isascii() and url.isprintable():
-            joined = self._join(url)
-            if joined is not None:
-                return joined
+        if self.scheme is not None:
+            parts = _PARTS.fullmatch(url)
+            if parts is not None:
+                path, rest = parts.groups()
+                if rest is None:
+                    rest = ""
+                elif not _kept_as_is(rest):
+                    return urljoin(self.base, url)
+                dots = "/." in path or path[0] == "."
+                if path.startswith(self.scheme):
+                    if len(path) > len(self.scheme) and path[len(self.scheme)] != "/" and \
+                            not dots:
+                        return url
+                elif path[0] == "/":
+                    if path[1:2] != "/":
+                        return self.origin + (_without_dots(path) if dots else path) + rest
+                elif ":" not in path and "//" not in path:
+                    path = self.folder_path + path
+                    return self.origin + (_without_dots(path) if dots else path) + rest
         return urljoin(self.base, url)
-
-    def _join(self, url):
-        """The join of `url` (printable ASCII), or None when urljoin is to answer."""
-        cut = len(url)
-        query_at = url.find("?")
-        if query_at >= 0:
-            cut = query_at
-        hash_at = url.find("#", 0, cut)
-        if hash_at >= 0:
-            cut = hash_at
-        if cut == 0:
-            return None
-        if cut < len(url):
-            path, rest = url[:cut], url[cut:]
-            if not _kept_as_is(rest):
-                return None
-        else:
-            path, rest = url, ""
-        if not _UNSAFE.isdisjoint(path):
-            return None
-        dots = "/." in path or path[0] == "."
-        if path.startswith(self.scheme):
-            if len(path) > len(self.scheme) and path[len(self.scheme)] != "/" and not dots:
-                return url
-        elif path[0] == "/":
-            if path[1:2] != "/":
-                return self.origin + (_without_dots(path) if dots else path) + rest
-        elif ":" not in path and "//" not in path:
-            path = self.folder_path + path
-            return self.origin + (_without_dots(path) if dots else path) + rest
-        return None
