@@ -19,6 +19,10 @@ URLS = [
     "https://other.example/x", "http:p", "https:/p", "http://", "mailto:a@b.c", "javascript:void(0)",
     "data:text/plain,hi", " p.html", "p.html ", "p\\q", "[::1]", "/é", "é.html", "\x7f", "p\tq",
     "HTTP://EXAMPLE.COM/", "http://example.com", "http://example.com/./a", "/a/b/c/", "a:b",
+    "../p/./1.html?v=1#f", "/P/../p/1.html", "/..", "/../x", "a/b/..", "a/b/.", "./", "x?",
+    "x#",
+    "x?#f", "x#f?g", "x?q#", "x?q#f", "/a//../b", "a?b/../c", "a#b/./c", "../../a/../b/./",
+    "http://example.com/a?x#y", "http://example.com?x", "//h/a/../b?x",
 ]
 
 ALPHABET = "ab/.:?#;[]\\ %é~-_=&@\t"

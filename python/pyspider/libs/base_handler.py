@@ -24,6 +24,7 @@ module turns what a callback asks for into task dicts and collects its output.
 import base64
 import inspect
 import json
+import types
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from pyspider.libs.response import HTTPError, Response  # noqa: F401 (scripts use them)
@@ -41,6 +42,7 @@ _OTHER_FIELDS = ("params", "files", "taskid")
 KEYWORDS = frozenset(_SCHEDULE_FIELDS + _FETCH_FIELDS + _PROCESS_FIELDS + _OTHER_FIELDS)
 _GROUP = dict([(k, "schedule") for k in _SCHEDULE_FIELDS] + [(k, "fetch") for k in _FETCH_FIELDS]
               + [(k, "process") for k in _PROCESS_FIELDS])
+_BODY_FIELDS = frozenset(("files", "data", "user_agent"))  # what _prepare_body reads
 
 
 def every(minutes=None, seconds=None):
@@ -159,6 +161,18 @@ def _is_plain(value, depth=3):
     return False
 
 
+def _config_of(callback):
+    """The @config keywords of a callback (None for none): getattr(callback, "_config"), without
+    the AttributeError a callback without them would cost."""
+    kind = type(callback)
+    if kind is types.MethodType:
+        callback = callback.__func__
+        kind = type(callback)
+    if kind is types.FunctionType:
+        return callback.__dict__.get("_config")
+    return getattr(callback, "_config", None)
+
+
 def _add_params(url, params):
     if not params:
         return url
@@ -254,8 +268,8 @@ class BaseHandler:
         self._hand_on_when_full()
 
     def _crawl(self, url, **kwargs):
-        unknown = [k for k in kwargs if k not in KEYWORDS]
-        if unknown:
+        if not KEYWORDS.issuperset(kwargs):
+            unknown = [k for k in kwargs if k not in KEYWORDS]
             raise TypeError("crawl() got an unexpected keyword argument '%s'" % unknown[0])
         if not isinstance(url, str):
             raise TypeError("crawl() needs a URL string, not %r" % (url,))
@@ -274,30 +288,73 @@ class BaseHandler:
                 func = None
             if func is None or not callable(func):
                 raise NotImplementedError("self.%s() not implemented!" % callback)
-            for key, value in getattr(func, "_config", {}).items():
-                if isinstance(value, dict) and isinstance(kwargs.get(key), dict):
+            defaults = _config_of(func)
+            if defaults:
+                for key, value in defaults.items():
+                    if isinstance(value, dict) and isinstance(kwargs.get(key), dict):
+                        merged = dict(value)
+                        merged.update(kwargs[key])
+                        kwargs[key] = merged
+                    else:
+                        kwargs.setdefault(key, value)
+
+        crawl_config = self.crawl_config
+        if crawl_config:
+            if not KEYWORDS.issuperset(crawl_config):
+                unknown = [k for k in crawl_config if k not in KEYWORDS]
+                raise TypeError("crawl_config has an unexpected keyword '%s'" % unknown[0])
+            for key, value in crawl_config.items():
+                if key == "headers" and isinstance(kwargs.get("headers"), dict):
                     merged = dict(value)
-                    merged.update(kwargs[key])
-                    kwargs[key] = merged
+                    merged.update(kwargs["headers"])
+                    kwargs["headers"] = merged
                 else:
                     kwargs.setdefault(key, value)
 
-        crawl_config = self.crawl_config or {}
-        unknown = [k for k in crawl_config if k not in KEYWORDS]
-        if unknown:
-            raise TypeError("crawl_config has an unexpected keyword '%s'" % unknown[0])
-        for key, value in crawl_config.items():
-            if key == "headers" and isinstance(kwargs.get("headers"), dict):
-                merged = dict(value)
-                merged.update(kwargs["headers"])
-                kwargs["headers"] = merged
-            else:
-                kwargs.setdefault(key, value)
-
-        if self.response is not None and self.response.url and not url.startswith("data:"):
+        response = self.response
+        if response is not None and response.url and not url.startswith("data:"):
             url = self._join(url)
-        url = _add_params(url, kwargs.pop("params", None))
+        params = kwargs.pop("params", None)
+        if params:
+            url = _add_params(url, params)
 
+        binary = None
+        if not _BODY_FIELDS.isdisjoint(kwargs):
+            binary = self._prepare_body(kwargs)
+
+        taskid = kwargs.pop("taskid", None)
+        schedule, fetch, process = {}, {}, {}
+        task = {"project": self.project_name, "url": url, "schedule": schedule, "fetch": fetch,
+                "process": process}
+        groups = {"schedule": schedule, "fetch": fetch, "process": process}
+        for key, value in kwargs.items():
+            groups[_GROUP[key]][key] = value
+        if binary is not None:
+            fetch["data_base64"] = binary
+        task["taskid"] = taskid if taskid is not None else self.get_taskid(task)
+        # (most tasks hold scalars only, which a look at the types tells)
+        if not (type(task["taskid"]) in _SCALARS and type(task["project"]) in _SCALARS
+                and _SCALARS.issuperset(map(type, schedule.values()))
+                and _SCALARS.issuperset(map(type, fetch.values()))
+                and _SCALARS.issuperset(map(type, process.values()))) and not _is_plain(task):
+            try:
+                json.dumps(task)
+            except (TypeError, ValueError) as e:
+                raise TypeError("crawl(%s): a keyword's value is not JSON: %s" % (url, e)) \
+                    from None
+        key = task["taskid"]
+        if key not in self._follow_keys:
+            self._follow_keys.add(key)
+            self._follows.append(task)
+            if self._hand_on is not None:
+                self._hand_on_when_full()
+        return task
+
+    @staticmethod
+    def _prepare_body(kwargs):
+        """Turns files, data and user_agent of a crawl's keywords into the request's body and
+        headers (in place); the body as base64 when it is bytes that are not UTF-8, else
+        None."""
         if kwargs.get("files"):
             data = kwargs.pop("data", None) or {}
             if not isinstance(data, dict):
@@ -324,27 +381,7 @@ class BaseHandler:
         if kwargs.get("user_agent"):
             kwargs["headers"] = dict(kwargs.get("headers") or {})
             kwargs["headers"]["User-Agent"] = kwargs["user_agent"]
-
-        taskid = kwargs.pop("taskid", None)
-        task = {"project": self.project_name, "url": url, "schedule": {}, "fetch": {},
-                "process": {}}
-        for key, value in kwargs.items():
-            task[_GROUP[key]][key] = value
-        if binary is not None:
-            task["fetch"]["data_base64"] = binary
-        task["taskid"] = taskid if taskid is not None else self.get_taskid(task)
-        if not _is_plain(task):
-            try:
-                json.dumps(task)
-            except (TypeError, ValueError) as e:
-                raise TypeError("crawl(%s): a keyword's value is not JSON: %s" % (url, e)) \
-                    from None
-        key = task["taskid"]
-        if key not in self._follow_keys:
-            self._follow_keys.add(key)
-            self._follows.append(task)
-            self._hand_on_when_full()
-        return task
+        return binary
 
     def _hand_on_when_full(self):
         """Hands the follows and messages asked for so far to the engine once there are

@@ -64,6 +64,7 @@ def _make_links_absolute(root, base_url):
     pass over the tree, each distinct value joined once: several times faster on a page of
     thousands of links, which is what every response.doc pays for. Unlike pyspider, a
     <base href> is honoured, as browsers do."""
+    from lxml.etree import _Element
     from urllib.parse import urljoin
     for base in root.iter("base"):
         if base.get("href"):
@@ -71,45 +72,45 @@ def _make_links_absolute(root, base_url):
             break
     join = Joiner(base_url)
     joined = {}
-    for element in root.iter(*_LINK_ATTRIBUTES):
-        attribute = _LINK_ATTRIBUTES[element.tag]
+    attributes = _LINK_ATTRIBUTES
+    set_attribute = _Element.set  # (HtmlElement.set only adds a default for the value)
+    for element in root.iter(*attributes):
+        attribute = attributes[element.tag]
         value = element.get(attribute)
         if value is None or value.startswith(("tel:", "callto:", "sms:")):
             continue
         absolute = joined.get(value)
         if absolute is None:
             absolute = joined[value] = join(value.strip())
-        element.set(attribute, absolute)
+        if absolute != value:
+            set_attribute(element, attribute, absolute)
 
 
-_TRANSLATOR = []
+_PARSERS = {}  # encoding (None for text) -> the lxml.html parser of _html_parser
 
 
-def _css_translator():
-    """PyQuery's CSS-to-XPath translator for HTML, remembering the XPath of each selector it
-    translated (at most 1,024; then it starts over): a callback asks the same few selectors of
-    every page, and cssselect's translation costs more than running the XPath. One for the
-    process, made on first use (pyquery is imported only by a script that uses doc)."""
-    if not _TRANSLATOR:
-        from pyquery.cssselectpatch import JQueryTranslator
-
-        class CachingTranslator(JQueryTranslator):
-            def __init__(self):
-                super().__init__(xhtml=False)
-                self._xpaths = {}
-
-            def css_to_xpath(self, css, prefix="descendant-or-self::"):
-                key = (css, prefix)
-                xpath = self._xpaths.get(key)
-                if xpath is None:
-                    xpath = super().css_to_xpath(css, prefix)
-                    if len(self._xpaths) >= 1024:
-                        self._xpaths.clear()
-                    self._xpaths[key] = xpath
-                return xpath
-
-        _TRANSLATOR.append(CachingTranslator())
-    return _TRANSLATOR[0]
+def _html_parser(encoding):
+    """An lxml.html parser for `encoding`, made once: the same elements as lxml.html's own
+    (HtmlElement, FormElement, ...), but found by tag in lxml's C lookup instead of by
+    lxml.html's lookup, a Python call for each element a document hands out. The tags that
+    lxml.html knows are looked up there; any other element, comment or processing
+    instruction still goes to lxml.html's lookup."""
+    parser = _PARSERS.get(encoding)
+    if parser is None:
+        import lxml.etree
+        import lxml.html
+        from lxml.html import defs
+        html_lookup = lxml.html.HtmlElementClassLookup()
+        lookup = lxml.etree.ElementNamespaceClassLookup(fallback=html_lookup)
+        by_tag = lookup.get_namespace(None)
+        for tag in defs.tags:
+            by_tag[tag] = html_lookup.lookup("element", None, None, tag)
+        parser = lxml.html.HTMLParser(encoding=encoding)
+        parser.set_element_class_lookup(lookup)
+        if len(_PARSERS) >= 64:
+            _PARSERS.clear()
+        _PARSERS[encoding] = parser
+    return parser
 
 
 class Response:
@@ -217,10 +218,9 @@ class Response:
             import lxml.etree
             import lxml.html
             try:
-                parser = lxml.html.HTMLParser(encoding=self.encoding)
-                root = lxml.html.fromstring(self.content, parser=parser)
+                root = lxml.html.fromstring(self.content, parser=_html_parser(self.encoding))
             except LookupError:
-                root = lxml.html.fromstring(self.text)
+                root = lxml.html.fromstring(self.text, parser=_html_parser(None))
             if isinstance(root, lxml.etree._ElementTree):
                 root = root.getroot()
             self._etree = root
@@ -229,9 +229,9 @@ class Response:
     @property
     def doc(self):
         if "_doc" not in self.__dict__:
-            from pyquery import PyQuery
+            from pyspider.libs.document import Document, translator
             _make_links_absolute(self.etree, self.url)
-            self._doc = PyQuery(self.etree, css_translator=_css_translator())
+            self._doc = Document(self.etree, css_translator=translator())
         return self._doc
 
     # --- status ------------------------------------------------------------------------------
