@@ -74,6 +74,34 @@ TEST_F(SqliteStoreTest, ATaskRoundTripsWithItsDictsAndSurvivesReopening) {
   EXPECT_EQ(run(store->last_seq()), 7);
 }
 
+TEST_F(SqliteStoreTest, AnOutcomeReachesItsTaskAfterTheTaskWasStoredAnew) {
+  // ready() remembers where each task it hands out lives, and update() goes there; a task
+  // stored again since (a cancel, a restart) lives elsewhere, and must still be found.
+  test::TempDir dir;
+  auto store = SqliteStore::open(dir.path() / "s.db");
+  run(store->put(active("http://h/a"), 1));
+  run(store->put(active("http://h/b"), 2));
+  auto handed = run(store->ready("p", std::nullopt, 10));
+  ASSERT_EQ(handed.size(), 2u);
+  run(store->put(handed[0].task, 3));
+  CrawlTask a = handed[0].task;
+  a.status = TaskStatus::Success;
+  a.track = json{{"process", {{"ok", true}}}};
+  run(store->update(a, 3));
+  CrawlTask b = handed[1].task;
+  b.status = TaskStatus::Failed;
+  run(store->update(b, 2));
+  run(store->commit());
+  auto back_a = run(store->get("p", a.taskid));
+  ASSERT_TRUE(back_a);
+  EXPECT_EQ(back_a->status, TaskStatus::Success);
+  EXPECT_EQ(back_a->track, a.track);
+  auto back_b = run(store->get("p", b.taskid));
+  ASSERT_TRUE(back_b);
+  EXPECT_EQ(back_b->status, TaskStatus::Failed);
+  EXPECT_TRUE(run(store->ready("p", std::nullopt, 10)).empty());
+}
+
 TEST_F(SqliteStoreTest, ASeqNotCommittedIsNotRemembered) {
   test::TempDir dir;
   {
