@@ -182,6 +182,44 @@ TEST(CrawlRedis, KilledWithSigkillTheSameCommandResumesWithEachLineOnce) {
   EXPECT_EQ(unique, site.with_robots) << "pages lost across kills";
 }
 
+TEST(CrawlRedis, CtrlCAndTimeoutStopItWithTheirStatusesAndTheSameCommandResumes) {
+  test::GeneratedSite site(300, 200);
+  TempDir work;
+  test::RedisServer redis;
+  std::vector<std::string> argv = {test::squall_binary(),
+                                   "crawl",
+                                   site.origin + "/",
+                                   "-c",
+                                   "2",
+                                   "--redis",
+                                   redis.url(0),
+                                   "--lease",
+                                   "1",
+                                   "--jsonl",
+                                   "out.jsonl"};
+  Process first = Process::start(argv, work.path());
+  ASSERT_TRUE(await_requests(site, 50)) << first.output();
+  EXPECT_EQ(exit_status(first.stop(SIGINT, 30s)), 130) << first.output();
+  EXPECT_TRUE(contains(first.output(), "Stopped after ")) << first.output();
+  EXPECT_TRUE(contains(first.output(), "(Ctrl-C)")) << first.output();
+  EXPECT_TRUE(contains(first.output(), "still queued: run the same command again to resume"))
+      << first.output();
+
+  std::vector<std::string> limited = argv;
+  limited.insert(limited.end(), {"--timeout", "1"});
+  test::CommandResult timed = test::run_command(limited, work.path());
+  EXPECT_EQ(timed.status, 3) << timed.err;
+  EXPECT_TRUE(contains(timed.err, "Timed out after ")) << timed.err;
+
+  test::CommandResult last = test::run_command(argv, work.path());
+  ASSERT_EQ(last.status, 0) << last.err;
+  EXPECT_TRUE(contains(last.err, "resumed an earlier crawl")) << last.err;
+  auto urls = test::jsonl_urls(work.path() / "out.jsonl");
+  std::set<std::string> unique(urls.begin(), urls.end());
+  EXPECT_EQ(unique.size(), urls.size()) << "a JSON line repeated after a resume";
+  EXPECT_EQ(unique, site.with_robots);
+}
+
 TEST(CrawlRedis, WhatCannotRunOverRedisIsAUsageError) {
   TempDir work;
   test::RedisServer redis;
