@@ -491,7 +491,7 @@ struct Crawler::State {
 
   // The summary of a crawl over Redis: the pages whose results were stored since `since` (wall
   // clock seconds), whichever machine fetched them; retries and pages disallowed are those this
-  // process' processor counted.
+  // process' processor counted. It reads every result of the crawl once, at the end of a run.
   Task<void> count_results(double since) {
     uint64_t skipped = summary.skipped, retried = summary.retried;
     CrawlSummary counted;
@@ -506,14 +506,15 @@ struct Crawler::State {
     opening.cache_mib = 8;
     std::unique_ptr<EngineStore> store = co_await open_engine_store(o.state, opening);
     std::map<std::string, std::pair<double, uint64_t>> hosts;  // elapsed ms in all, pages
-    constexpr size_t kPage = 500;
-    for (size_t offset = 0;;) {
-      std::vector<TaskResult> results = co_await store->results(kProject, offset, kPage);
-      offset += results.size();
-      for (const TaskResult& r : results)
+    // By the store's cursor, a page of results at a time: one pass over the crawl's results,
+    // its memory one page's.
+    std::string after;
+    do {
+      EngineStore::ResultPage page = co_await store->browse_results(kProject, "", after, 500);
+      for (const TaskResult& r : page.results)
         if (r.updatetime >= since) tally(r, counted, hosts);
-      if (results.size() < kPage) break;
-    }
+      after = std::move(page.next);
+    } while (!after.empty());
     std::vector<std::pair<std::string, double>> slowest;
     for (const auto& [host, time] : hosts)
       slowest.emplace_back(host, time.first / static_cast<double>(time.second));
