@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "support/postgres_server.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 #include "support/site.h"
@@ -217,6 +218,60 @@ TEST(CrawlRedis, CtrlCAndTimeoutStopItWithTheirStatusesAndTheSameCommandResumes)
   auto urls = test::jsonl_urls(work.path() / "out.jsonl");
   std::set<std::string> unique(urls.begin(), urls.end());
   EXPECT_EQ(unique.size(), urls.size()) << "a JSON line repeated after a resume";
+  EXPECT_EQ(unique, site.with_robots);
+}
+
+class CrawlRedisPostgres : public test::PostgresTest {};
+
+// The README's commands: the crawl's state in PostgreSQL, a `squall scheduler --crawl` started
+// first on another machine standing by for the crawl's own, and taking over once it is gone.
+TEST_F(CrawlRedisPostgres, ASchedulerWithCrawlStandsByAndAStoppedCrawlResumesFromPostgres) {
+  test::GeneratedSite site(150, 150);
+  TempDir work, elsewhere;
+  test::RedisServer redis;
+  std::string db = pg().url();
+  std::vector<std::string> argv = {test::squall_binary(),
+                                   "crawl",
+                                   site.origin + "/",
+                                   "-c",
+                                   "2",
+                                   "--redis",
+                                   redis.url(0),
+                                   "--taskdb",
+                                   db,
+                                   "--lease",
+                                   "1",
+                                   "--jsonl",
+                                   "out.jsonl"};
+  Process first = Process::start(argv, work.path());
+  ASSERT_TRUE(await_requests(site, 30)) << first.output();
+  Process standby = Process::start({test::squall_binary(), "scheduler", "--crawl", "--redis",
+                                    redis.url(0), "--taskdb", db, "--lease", "1"},
+                                   elsewhere.path());
+  std::string said = test::await_output(standby, "standing by");
+  EXPECT_TRUE(contains(said, "standing by")) << said << first.output();
+  EXPECT_EQ(exit_status(first.stop(SIGINT, 30s)), 130) << first.output();
+  // The crawl's scheduler gone, the one standing by takes the crawl over and finishes it with
+  // a fetcher and a processor of the crawl.
+  Process fetcher = Process::start(
+      {test::squall_binary(), "fetcher", "--redis", redis.url(0), "--lease", "1", "-c", "2"},
+      elsewhere.path());
+  Process processor = Process::start(
+      {test::squall_binary(), "processor", "--crawl", "--redis", redis.url(0), "--lease", "1"},
+      elsewhere.path());
+  ASSERT_EQ(exit_status(standby.wait(120s)), 0) << standby.output();
+  ASSERT_EQ(exit_status(fetcher.wait(60s)), 0) << fetcher.output();
+  ASSERT_EQ(exit_status(processor.wait(60s)), 0) << processor.output();
+  EXPECT_TRUE(contains(standby.output(), "taking over")) << standby.output();
+
+  // The same crawl command finds it done and stores what the others left in the result stream
+  // (its result worker is the export's): each page's line once.
+  test::CommandResult last = test::run_command(argv, work.path());
+  ASSERT_EQ(last.status, 0) << last.err;
+  EXPECT_TRUE(contains(last.err, "resumed an earlier crawl")) << last.err;
+  auto urls = test::jsonl_urls(work.path() / "out.jsonl");
+  std::set<std::string> unique(urls.begin(), urls.end());
+  EXPECT_EQ(unique.size(), urls.size()) << "a JSON line repeated";
   EXPECT_EQ(unique, site.with_robots);
 }
 
