@@ -57,11 +57,15 @@
 // - What a request carries (headers, the Cookie field, the proxy for its URL, the user agent,
 //   time limits, certificate checks) goes in each task's fetch options, so that any fetcher
 //   sends it; the size and decoding limits, a CA bundle and hostname_mapping hold only for
-//   this process' fetcher (others use their own flags). A start host's sitemaps are read from
-//   a task for its robots.txt (read by a fetcher of the crawl), not from the fetch stage's copy.
+//   this process' fetcher, as do per_host, delay, obey_robots and the user agent robots.txt is
+//   read for (every other fetcher takes its own flags for them). A start host's sitemaps are
+//   read from a task for its robots.txt (fetched by a fetcher of the crawl), not from the fetch
+//   stage's copy.
 // - The summary counts the results the crawl stored during this run, whichever machine fetched
-//   them; retries and pages robots.txt disallowed are those this process' processor saw.
-// - Refused (InvalidArgumentError, when run() starts): `warc` (the exchanges cross the wire in
+//   them (read from the store at the end: one pass over the crawl's results); retries and pages
+//   robots.txt disallowed are those this process' processor saw; `seen` counts the robots.txt
+//   and sitemap tasks too.
+// - Refused by the constructor (InvalidArgumentError): `warc` (the exchanges cross the wire in
 //   whichever fetcher took the page, so this process would archive only its own, and a WARC
 //   offset cannot be committed with a store the scheduler commits), `max_pages` (counted as
 //   pages leave the scheduler, which the split scheduler does not ask), `render` (`squall
