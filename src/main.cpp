@@ -77,7 +77,11 @@ CLI::App* add_component_command(CLI::App& app, squall::cli::ComponentCommand& c,
   c.role = role;
   auto* cmd = app.add_subcommand(role, description);
   if (role == "scheduler" || role == "processor")
-    cmd->add_option("PROJECT.py", c.script, "the project script")->required();
+    cmd->add_option("PROJECT.py", c.script, "the project script (or --crawl)");
+  if (role == "scheduler" || role == "processor" || role == "result-worker")
+    cmd->add_flag("--crawl", c.crawl,
+                  "the crawl a `squall crawl URL --redis` started in this namespace, with the "
+                  "options it saved in Redis, instead of a project script");
   cmd->add_option("--redis", c.redis,
                   "redis://[[user]:password@]host[:port][/db], shared by every component")
       ->capture_default_str();
@@ -430,6 +434,17 @@ int main(int argc, char** argv) {
                         "write requests and responses as WARC 1.1 here (appended on resume, as "
                         "--jsonl)");
   crawl_cmd->add_flag("-q,--quiet", crawl.quiet, "no progress line and no summary");
+  crawl_cmd->add_option("--redis", crawl.redis,
+                        "run the crawl's components over this Redis (redis://host[:port][/db]), "
+                        "so that\n`squall fetcher` and `squall processor --crawl` elsewhere share "
+                        "it");
+  crawl_cmd->add_option("--namespace", crawl.ns, "with --redis: the crawl's keys, squall:NS:...")
+      ->capture_default_str();
+  crawl_cmd
+      ->add_option("--lease", crawl.lease,
+                   "with --redis: seconds a component holds what it took before another may "
+                   "take it again")
+      ->capture_default_str();
   crawl_cmd->add_flag("--render", crawl.render,
                       "render every page in headless Chromium (Debian's chromium-headless-shell) "
                       "and take the links of its rendered DOM");
@@ -535,6 +550,7 @@ int main(int argc, char** argv) {
       "postgresql://c@10.0.0.6/crawl\n"
       "  squall fetcher --redis redis://10.0.0.5/0 -c 32\n"
       "  squall processor tutorial.py --redis redis://10.0.0.5/0\n"
+      "  squall processor --crawl --redis redis://10.0.0.5/0      # of a squall crawl --redis\n"
       "  squall result-worker --redis redis://10.0.0.5/0 --taskdb postgresql://c@10.0.0.6/crawl\n"
       "  squall status --redis redis://10.0.0.5/0";
   squall::cli::ComponentCommand scheduler_c, fetcher_c, processor_c, result_c;

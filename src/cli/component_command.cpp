@@ -12,6 +12,7 @@
 #include "squall/core.h"
 #include "squall/core/event.h"
 #include "squall/engine/cluster.h"
+#include "squall/engine/crawler.h"
 #include "squall/script/python_runtime.h"
 
 namespace squall::cli {
@@ -24,9 +25,15 @@ enum Status : int { kDone = 0, kCouldNotRun = 1, kUsage = 2, kInterrupted = 130 
 
 int run_component(const ComponentCommand& c, std::ostream& err) {
   const std::string name = "squall " + c.role;
-  bool needs_script = c.role == "scheduler" || c.role == "processor";
+  bool runs_project = c.role == "scheduler" || c.role == "processor";
+  if (c.crawl && !c.script.empty()) {
+    err << name << ": give the project script or --crawl, not both\n";
+    return kUsage;
+  }
+  bool needs_script = runs_project && !c.crawl;
   if (needs_script && c.script.empty()) {
-    err << name << ": give the project script (squall " << c.role << " PROJECT.py)\n";
+    err << name << ": give the project script (squall " << c.role
+        << " PROJECT.py), or --crawl for the crawl of a `squall crawl --redis`\n";
     return kUsage;
   }
   if (c.concurrency == 0 || c.per_host == 0 || c.max_deliveries < 1 || !(c.delay >= 0) ||
@@ -61,6 +68,23 @@ int run_component(const ComponentCommand& c, std::ostream& err) {
   o.exit_when_done = !c.keep_running;
 
   Loop loop;
+  // The crawl's project: its options as `squall crawl --redis` saved them.
+  std::optional<Crawler> crawler;
+  if (c.crawl) {
+    try {
+      crawler.emplace(run_sync(Crawler::shared_options(c.redis, c.ns)));
+    } catch (const InvalidArgumentError& e) {
+      err << name << ": " << e.what() << "\n";
+      return kUsage;
+    } catch (const std::exception& e) {
+      err << name << ": " << e.what() << "\n";
+      return kCouldNotRun;
+    }
+    o.scheduler.pause.failures = 0;  // as the crawl's own scheduler: a failing site is not paused
+    o.export_line = [links = crawler->options().jsonl_links](
+                        std::string& line, const std::string&, const TaskResult& r,
+                        const TaskResult* stored) { crawl_export_line(line, r, stored, links); };
+  }
   std::unique_ptr<PythonRuntime> runtime;
   if (needs_script) {
     try {
@@ -94,6 +118,7 @@ int run_component(const ComponentCommand& c, std::ostream& err) {
   }
   std::vector<ProjectRuntime*> projects;
   if (runtime) projects.push_back(runtime.get());
+  if (crawler && runs_project) projects.push_back(&crawler->runtime());
   ComponentSummary summary;
   try {
     summary = run_sync([&]() -> Task<ComponentSummary> {

@@ -175,6 +175,13 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
   o.jsonl_links = c.jsonl_links;
   o.sitemaps = !c.no_sitemaps;
   o.warc = c.warc;
+  if (!c.redis.empty()) {
+    if (!(c.lease >= 0.01 && c.lease < 1e6))
+      throw InvalidArgumentError("crawl: --lease must be 0.01 s or more");
+    o.redis = c.redis;
+    o.ns = c.ns;
+    o.lease = seconds(c.lease, "--lease", true);
+  }
   return o;
 }
 
@@ -269,7 +276,8 @@ int run_crawl(const CrawlCommand& command, std::ostream& err, bool err_is_tty) {
     if (drawn) err << "\r\033[K";
     err << "squall crawl: " << e.what() << "\n";
     // A state file or output of another crawl is the flags' fault; anything else stopped it.
-    return dynamic_cast<const InvalidArgumentError*>(&e) ? kUsage : kCouldNotRun;
+    auto* error = dynamic_cast<const Error*>(&e);
+    return error && error->kind() == ErrorKind::InvalidArgument ? kUsage : kCouldNotRun;
   }
   progress.stop();
   if (drawn) err << "\r\033[K";

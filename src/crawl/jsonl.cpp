@@ -183,9 +183,7 @@ void JsonLinesWriter::close() noexcept {
 }
 
 // A general JSON library cost the crawl a sixth of its CPU: this runs for every page.
-void JsonLinesWriter::write(const CrawledPage& p, int64_t fetched_at) {
-  std::string& j = line_;
-  j.clear();
+void append_page_line(std::string& j, const CrawledPage& p, int64_t fetched_at, bool links) {
   auto text = [&j](const char* key, std::string_view v, bool null_if_empty = false) {
     j.append(key);
     if (null_if_empty && v.empty())
@@ -232,9 +230,14 @@ void JsonLinesWriter::write(const CrawledPage& p, int64_t fetched_at) {
     j.append(",\"content_length\":null");
   text(",\"last_modified\":", p.last_modified, true);
   text(",\"etag\":", p.etag, true);
-  if (links_) list(",\"outlinks\":", p.outlinks);
+  if (links) list(",\"outlinks\":", p.outlinks);
   j.append("}\n");
-  std::fwrite(j.data(), 1, j.size(), file_);
+}
+
+void JsonLinesWriter::write(const CrawledPage& p, int64_t fetched_at) {
+  line_.clear();
+  append_page_line(line_, p, fetched_at, links_);
+  std::fwrite(line_.data(), 1, line_.size(), file_);
 }
 
 void JsonLinesWriter::flush() {

@@ -785,7 +785,7 @@ namespace {
 // (still pending in the stream) are written once more, and once.
 Task<void> store_results(const ClusterOptions& o, EngineStore& store, StreamQueue& results,
                          RedisClient& redis, ComponentSummary& summary, Event& stop) {
-  ResultWorker writer(store, o.jsonl);
+  ResultWorker writer(store, o.jsonl, nullptr, o.export_line);
   co_await writer.open();
   // Committed at once: an open transaction would hold its tables from the scheduler's start.
   co_await store.commit();

@@ -1,13 +1,18 @@
-// Crawler: the crawl project (its page and sitemap callbacks), the engine that runs it, and the
-// crawl's own outputs committed with the engine's store.
+// Crawler: the crawl project (its page and sitemap callbacks), the engine that runs it (or the
+// split engine's components over Redis), and the crawl's own outputs committed with the store.
 #include "squall/engine/crawler.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
+#include <map>
+#include <span>
 #include <stdexcept>
 #include <unordered_set>
+#include <utility>
 
+#include "crawl_shared.h"
 #include "squall/core/error.h"
 #include "squall/core/log.h"
 #include "squall/core/sleep.h"
@@ -19,13 +24,23 @@
 #include "squall/crawl/sitemap.h"
 #include "squall/crawl/sniff.h"
 #include "squall/crawl/warc.h"
+#include "squall/engine/cluster_keys.h"
+#include "squall/engine/cluster_node.h"
 #include "squall/engine/engine.h"
+#include "squall/engine/engine_store.h"
+#include "squall/engine/processor.h"
 #include "squall/http/client.h"
+#include "squall/net/redis.h"
 
 namespace squall {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
+using detail::options_json;
+using detail::options_of;
+using detail::page_of;
+using detail::page_result;
+using detail::shared_options_key;
 
 namespace {
 
@@ -76,8 +91,8 @@ std::string crawl_identity(const CrawlerOptions& o, const std::vector<Url>& star
 
 // Which line of two identities differs, as the refusal says it.
 std::string identity_mismatch(const std::string& stored, const std::string& identity,
-                              const std::string& state) {
-  std::string advice = ": pass --state FILE to keep this crawl apart, or --fresh to start over";
+                              const std::string& state, const std::string& apart = "--state FILE") {
+  std::string advice = ": pass " + apart + " to keep this crawl apart, or --fresh to start over";
   auto lines_of = [](const std::string& text, std::string_view what) {
     std::string out;
     std::string_view rest = text;
@@ -101,8 +116,8 @@ std::string identity_mismatch(const std::string& stored, const std::string& iden
       return line.empty() ? "no " + std::string(what) : line;
     };
     return state + " belongs to this crawl with " + said(was) + ", not " + said(now) +
-           ": pass the same options to resume it, --state FILE to keep this crawl apart, or "
-           "--fresh to start over";
+           ": pass the same options to resume it, " + apart +
+           " to keep this crawl apart, or --fresh to start over";
   }
   return state + " belongs to another crawl" + advice;
 }
@@ -145,10 +160,18 @@ class CrawlProject final : public Handler {
   // A sitemap a start host's robots.txt named (or its /sitemap.xml), asked for at the next
   // callback: the robots.txt hook runs outside of one.
   void want_sitemap(const Url& url, int level);
+  // Over Redis: the line of the page whose last try just failed (its task fails, so the
+  // processor sends no result): CrawlRuntime sends it as the result all the same.
+  std::optional<json> take_failed_page() { return std::exchange(failed_page_, std::nullopt); }
 
  private:
+  bool over_redis() const;
+  // Over Redis, a start host's robots.txt as a task of the crawl: the fetch stage's copy is in
+  // whichever fetcher read it, so the processor reads its Sitemap: lines from a fetch of its own.
+  CrawlTask robots_task(const Url& start) const;
   std::optional<json> page(Response& r);
   std::optional<json> sitemap(Response& r);
+  std::optional<json> robots(Response& r);
   void ask_for_wanted_sitemaps();
   bool on_start_host(const Url& url) const;
   // The links of an HTML page, taken into the crawl; how many http(s) links it had.
@@ -156,9 +179,38 @@ class CrawlProject final : public Handler {
 
   Crawler::State& s_;
   std::vector<std::pair<Url, int>> wanted_sitemaps_;
+  std::optional<json> failed_page_;
   // The URLs this run asked for (8 bytes each), so that a link to a page the crawl has costs a
   // hash instead of a task; one it has not seen goes to the scheduler, which knows the rest.
   SeenSet seen_;
+};
+
+// The crawl's project for the split engine's processor: the Handler run in place, as Processor
+// runs it, and a page given up after its last try sent as a result too, so that the result
+// worker writes its line as the embedded crawl does.
+class CrawlRuntime final : public Processor {
+ public:
+  explicit CrawlRuntime(CrawlProject& project) : Processor(project), project_(project) {}
+
+  using Processor::process;
+  [[nodiscard]] Task<ProcessOutput> process(const Dispatch& dispatch, FetchResult fetched,
+                                            FollowSink* follows) override {
+    ProcessOutput out = co_await Processor::process(dispatch, std::move(fetched), follows);
+    std::optional<json> failed = project_.take_failed_page();
+    if (failed && !out.result) out.result = result_of(dispatch.task, std::move(*failed));
+    co_return out;
+  }
+
+ private:
+  static TaskResult result_of(const CrawlTask& task, json page) {
+    TaskResult r;
+    r.taskid = task.taskid;
+    r.url = task.url;
+    r.result = std::move(page);
+    return r;
+  }
+
+  CrawlProject& project_;
 };
 
 struct Crawler::State {
@@ -172,6 +224,12 @@ struct Crawler::State {
   std::unique_ptr<Engine> engine;
   std::optional<JsonLinesWriter> jsonl;
   std::optional<WarcWriter> warc;
+  // Over Redis: the project as the components run it; the scheduler while it runs (for the
+  // progress line); what stops the components.
+  std::unique_ptr<CrawlRuntime> runtime;
+  const Scheduler* live = nullptr;
+  CounterValues last_counts{};  // the scheduler's, as it ended
+  Event halt;
 
   uint64_t pages_before = 0;   // pages that ended (fetched or given up) in earlier runs
   uint64_t pages_done = 0;     // pages that ended in this run
@@ -185,7 +243,8 @@ struct Crawler::State {
 
   // --- the store's side: identity, outputs, page count --------------------------------------
 
-  Task<void> opened(EngineStore& store) {
+  // The store is this crawl's (or empty, and made this crawl's); InvalidArgumentError if not.
+  Task<void> check_identity(EngineStore& store) {
     std::optional<std::string> stored = co_await store.meta(kIdentityKey);
     summary.resumed = stored.has_value();
     if (!stored) {
@@ -193,6 +252,10 @@ struct Crawler::State {
     } else if (*stored != identity) {
       throw InvalidArgumentError(identity_mismatch(*stored, identity, o.state));
     }
+  }
+
+  Task<void> opened(EngineStore& store) {
+    co_await check_identity(store);
     if (std::optional<std::string> pages = co_await store.meta(kPagesKey))
       std::from_chars(pages->data(), pages->data() + pages->size(), pages_before);
     if (std::optional<std::string> maps = co_await store.meta(kSitemapsKey))
@@ -286,18 +349,213 @@ struct Crawler::State {
   // defaults carry the fields, user agent, time limits and TLS trust), the decoding guard, and
   // a sitemap's own size limit.
   void prepare(const CrawlTask* task, http::HttpRequest& req) const {
+    // Over Redis a task carries its Cookie field in its fetch options (request_options).
     if (req.parsed_url) {
       if (req.proxy.empty()) req.proxy = std::string(o.proxies.for_url(*req.parsed_url));
-      std::string cookie =
-          o.cookie_jar.header_for(*req.parsed_url, std::chrono::system_clock::now());
-      if (!o.cookie.empty()) cookie.append(cookie.empty() ? "" : "; ").append(o.cookie);
-      if (!cookie.empty()) req.headers.add("Cookie", cookie);
+      if (!task || o.redis.empty()) {
+        std::string cookie = cookie_for(*req.parsed_url);
+        if (!cookie.empty()) req.headers.add("Cookie", cookie);
+      }
     }
     if (!task) return;
     req.max_decode_ratio = o.max_decode_ratio;
     auto callback = task->process.find("callback");
     if (callback != task->process.end() && *callback == "sitemap")
       req.max_body_size = SitemapLimits{}.max_bytes;
+  }
+
+  // The Cookie field for `url`: the cookie file's cookies that match it, then -b's.
+  std::string cookie_for(const Url& url) const {
+    std::string cookie = o.cookie_jar.header_for(url, std::chrono::system_clock::now());
+    if (!o.cookie.empty()) cookie.append(cookie.empty() ? "" : "; ").append(o.cookie);
+    return cookie;
+  }
+
+  // Over Redis, what a request for `url` carries, in its task's fetch options (fetcher.h), so
+  // that any fetcher of the crawl sends it: the fields, the Cookie field, the user agent, the
+  // time limits, the proxy and whether certificates are checked.
+  void request_options(const std::string& url, json& fetch) const {
+    json headers = json::object();
+    for (const http::Header& h : o.headers) headers[h.name] = h.value;
+    if (UrlResult u = Url::parse(url)) {
+      if (std::string cookie = cookie_for(*u); !cookie.empty()) headers["Cookie"] = cookie;
+      if (std::string_view proxy = o.proxies.for_url(*u); !proxy.empty())
+        fetch["proxy"] = std::string(proxy);
+    }
+    if (!headers.empty()) fetch["headers"] = std::move(headers);
+    fetch["user_agent"] = o.user_agent;
+    fetch["timeout"] = seconds_of(o.request_timeout);
+    fetch["connect_timeout"] = seconds_of(std::min(o.connect_timeout, o.request_timeout));
+    if (!o.validate_cert) fetch["validate_cert"] = false;
+  }
+
+  // The fetcher and its hosts as both engines run them (the split one: this process' fetcher).
+  FetcherOptions fetcher_options() {
+    FetcherOptions f;
+    f.user_agent = o.user_agent;
+    f.max_body_size = o.max_page_size;
+    f.timeout = seconds_of(o.request_timeout);
+    f.connect_timeout = seconds_of(std::min(o.connect_timeout, o.request_timeout));
+    f.client = client.get();
+    f.validate_cert = o.validate_cert;
+    f.prepare = [this](const CrawlTask* task, http::HttpRequest& req) { prepare(task, req); };
+    return f;
+  }
+  FetchStageOptions host_options() const {
+    FetchStageOptions h;
+    h.per_host = std::max<size_t>(1, o.per_host);
+    h.delay = seconds_of(o.delay);
+    h.obey_robots = o.obey_robots;
+    h.robots_retries = o.retries;
+    h.robots_backoff = seconds_of(o.retry_backoff);
+    return h;
+  }
+
+  // --- over Redis ---------------------------------------------------------------------------
+
+  // The state store made this crawl's (started over with `fresh`, the export emptied with it),
+  // then closed: the node opens it again, as an SQLite file is one connection's at a time.
+  Task<void> claim_state() {
+    EngineStoreOptions opening;
+    opening.start_over = o.fresh;
+    opening.label = "crawl state";
+    opening.cache_mib = 8;
+    std::unique_ptr<EngineStore> store = co_await open_engine_store(o.state, opening);
+    co_await check_identity(*store);
+    co_await store->commit();
+    if (o.fresh && !o.jsonl.empty()) {
+      std::error_code ec;
+      if (std::filesystem::exists(o.jsonl, ec)) std::filesystem::resize_file(o.jsonl, 0, ec);
+    }
+  }
+
+  // This crawl's options under its namespace, for the components given --crawl. A namespace
+  // that holds another crawl's is refused unless `fresh`, which also empties its streams and
+  // its done mark, so that nothing of an earlier crawl is fetched or stored into this one.
+  Task<void> share_options(RedisClient& redis) {
+    std::string key = shared_options_key(o.ns);
+    if (o.fresh) {
+      std::vector<std::string> del = {"DEL", key, cluster_key(o.ns, "done")};
+      for (const EngineStream& stream : engine_streams) {
+        del.push_back(cluster_key(o.ns, stream.name));
+        del.push_back(cluster_key(o.ns, stream.name) + ":dead");
+      }
+      co_await redis.command(std::span<const std::string>(del));
+    } else {
+      RedisReply held = co_await redis.command("GET", key);
+      if (!held.is_nil()) {
+        json shared = json::parse(held.str, nullptr, false);
+        std::string was = shared.is_object() ? shared.value("identity", "") : "";
+        if (was != identity)
+          throw InvalidArgumentError(identity_mismatch(
+              was, identity, "namespace \"" + o.ns + "\" of Redis " + redis.peer(),
+              "--namespace NAME"));
+      }
+    }
+    std::string text = options_json(o, identity).dump();
+    co_await redis.command("SET", key, text);
+  }
+
+  // The four components in this process until the crawl is done or `halt` is set.
+  Task<ClusterNodeSummary> run_node() {
+    // Redis first: a namespace of another crawl is refused before the store is touched.
+    RedisClient redis(o.redis);
+    co_await share_options(redis);
+    redis.close();
+    co_await claim_state();
+    ClusterOptions c;
+    c.redis = o.redis;
+    c.ns = o.ns;
+    c.taskdb = o.state;
+    c.jsonl = o.jsonl;
+    c.export_line = [links = o.jsonl_links](std::string& line, const std::string&,
+                                            const TaskResult& r, const TaskResult* stored) {
+      crawl_export_line(line, r, stored, links);
+    };
+    c.concurrency = o.concurrency;
+    c.lease = o.lease;
+    c.scheduler.pause.failures = 0;  // as in the embedded crawl
+    // As `squall scheduler`'s default (component_command.cpp): four leases, two minutes at least.
+    c.scheduler.processing_timeout = std::max(4 * seconds_of(o.lease), 120.0);
+    c.fetcher = fetcher_options();
+    c.hosts = host_options();
+    c.on_scheduler = [this](const Scheduler* scheduler) {
+      if (!scheduler && live)
+        if (const TaskCounters* counters = live->project_counters(kProject))
+          last_counts = counters->totals();
+      live = scheduler;
+    };
+    std::vector<ProjectRuntime*> projects(1, runtime.get());
+    co_return co_await run_cluster_node(std::move(c), std::move(projects), halt);
+  }
+
+  // The summary of a crawl over Redis: the pages whose results were stored since `since` (wall
+  // clock seconds), whichever machine fetched them; retries and pages disallowed are those this
+  // process' processor counted. It reads every result of the crawl once, at the end of a run.
+  Task<void> count_results(double since) {
+    uint64_t skipped = summary.skipped, retried = summary.retried;
+    CrawlSummary counted;
+    counted.skipped = skipped;
+    counted.retried = retried;
+    counted.resumed = summary.resumed;
+    counted.timed_out = summary.timed_out;
+    counted.stopped = summary.stopped;
+    counted.seconds = summary.seconds;
+    EngineStoreOptions opening;
+    opening.label = "crawl state";
+    opening.cache_mib = 8;
+    std::unique_ptr<EngineStore> store = co_await open_engine_store(o.state, opening);
+    std::map<std::string, std::pair<double, uint64_t>> hosts;  // elapsed ms in all, pages
+    // By the store's cursor, a page of results at a time: one pass over the crawl's results,
+    // its memory one page's.
+    std::string after;
+    do {
+      EngineStore::ResultPage page = co_await store->browse_results(kProject, "", after, 500);
+      for (const TaskResult& r : page.results)
+        if (r.updatetime >= since) tally(r, counted, hosts);
+      after = std::move(page.next);
+    } while (!after.empty());
+    std::vector<std::pair<std::string, double>> slowest;
+    for (const auto& [host, time] : hosts)
+      slowest.emplace_back(host, time.first / static_cast<double>(time.second));
+    std::sort(slowest.begin(), slowest.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (slowest.size() > 5) slowest.resize(5);
+    counted.slowest_hosts = std::move(slowest);
+    CounterValues totals = co_await store->recount(kProject);
+    int64_t pending = totals[static_cast<size_t>(CounterKind::Pending)];
+    counted.queued_left = static_cast<uint64_t>(std::max<int64_t>(0, pending));
+    int64_t tasks = pending + totals[static_cast<size_t>(CounterKind::Success)] +
+                    totals[static_cast<size_t>(CounterKind::Failed)];
+    counted.seen = static_cast<uint64_t>(std::max<int64_t>(0, tasks - kEngineTasks));
+    summary = std::move(counted);
+  }
+
+  // One page's result in the summary, as page() counts it in the embedded crawl.
+  static void tally(const TaskResult& r, CrawlSummary& out,
+                    std::map<std::string, std::pair<double, uint64_t>>& hosts) {
+    int64_t fetched_at = 0;
+    std::optional<CrawledPage> page = page_of(r.result, fetched_at);
+    if (!page) return;
+    if (page->status == 599) {
+      out.errors[page->error_kind.empty() ? "other" : page->error_kind]++;
+      ++out.failed;
+      return;
+    }
+    out.statuses[page->status]++;
+    out.bytes += page->length;
+    if (is_transient(page->status)) {
+      out.errors["HTTP " + std::to_string(page->status)]++;
+      ++out.failed;
+    } else {
+      ++out.fetched;
+      if (page->status >= 200 && page->status < 300) ++out.succeeded;
+    }
+    if (UrlResult u = Url::parse(page->url)) {
+      auto& [total, pages] = hosts[u->host_port()];
+      total += page->elapsed_ms;
+      ++pages;
+    }
   }
 
   void fill_summary() {
@@ -332,6 +590,12 @@ CrawlProject::CrawlProject(Crawler::State& s) : Handler(kProject), s_(s) {
            {.catch_status_code_error = true, .time_limit = 1e9});
   callback("sitemap", [this](Response& r) { return sitemap(r); },
            {.catch_status_code_error = true, .time_limit = 1e9});
+  callback("robots", [this](Response& r) { return robots(r); },
+           {.catch_status_code_error = true, .time_limit = 1e9});
+}
+
+bool CrawlProject::over_redis() const {
+  return !s_.o.redis.empty();
 }
 
 CrawlTask CrawlProject::page_task(std::string url, int depth, const std::string& parent) const {
@@ -349,6 +613,7 @@ CrawlTask CrawlProject::page_task(std::string url, int depth, const std::string&
     // Links a timer or a request adds after the load event are in by then.
     t.fetch["js_wait_until"] = "networkidle";
   }
+  if (over_redis()) s_.request_options(t.url, t.fetch);
   return t;
 }
 
@@ -357,6 +622,16 @@ CrawlTask CrawlProject::sitemap_task(const Url& url, int level) const {
   t.schedule.retries = 0;
   t.process["callback"] = "sitemap";
   t.fetch["save"] = {{"level", level}};
+  if (over_redis()) s_.request_options(t.url, t.fetch);
+  return t;
+}
+
+CrawlTask CrawlProject::robots_task(const Url& start) const {
+  UrlResult robots = Url::parse("/robots.txt", &start);
+  CrawlTask t = CrawlTask::for_url(kProject, robots ? robots->dedup_key() : start.dedup_key());
+  t.schedule.retries = 0;
+  t.process["callback"] = "robots";
+  s_.request_options(t.url, t.fetch);
   return t;
 }
 
@@ -377,6 +652,11 @@ void CrawlProject::ask_for_wanted_sitemaps() {
 
 void CrawlProject::on_start() {
   for (const Url& u : s_.starts) crawl(page_task(std::string(u.dedup_key()), 0, ""));
+  if (s_.o.sitemaps && s_.o.obey_robots && over_redis()) {
+    std::unordered_set<std::string> hosts;
+    for (const Url& start : s_.starts)
+      if (hosts.insert(start.host_port()).second) crawl(robots_task(start));
+  }
   if (s_.o.sitemaps && !s_.o.obey_robots) {
     // Without robots.txt there is no answer to wait for: each start host's /sitemap.xml now.
     for (const Url& start : s_.starts)
@@ -455,6 +735,12 @@ std::optional<json> CrawlProject::page(Response& r) {
   ++s_.pages_done;
   if (s_.jsonl) s_.jsonl->write(page, fetched_at);
   if (s_.o.on_page) s_.o.on_page(page);
+  if (over_redis()) {
+    // The page's line is its result, written by the result worker.
+    json line = page_result(page, fetched_at);
+    if (!failed) return line;
+    failed_page_ = std::move(line);
+  }
   if (failed) throw std::runtime_error(page.error);
   return std::nullopt;
 }
@@ -489,6 +775,20 @@ int CrawlProject::take_links(const Response& r, CrawledPage& page, const Url& ba
   ex.finish();
   page.title = ex.title();
   return count;
+}
+
+std::optional<json> CrawlProject::robots(Response& r) {
+  ask_for_wanted_sitemaps();
+  UrlResult robots_url = Url::parse(task().url);
+  if (!robots_url) return std::nullopt;
+  if (r.status_code >= 200 && r.status_code < 300) {
+    const RobotsTxt file = RobotsTxt::parse(r.content);
+    for (const std::string& listed : file.sitemaps())
+      if (UrlResult u = Url::parse(listed, &*robots_url)) want_sitemap(*u, 0);
+  }
+  if (UrlResult guess = Url::parse("/sitemap.xml", &*robots_url)) want_sitemap(*guess, 0);
+  ask_for_wanted_sitemaps();
+  return std::nullopt;
 }
 
 std::optional<json> CrawlProject::sitemap(Response& r) {
@@ -537,13 +837,68 @@ Crawler::Crawler(CrawlerOptions options) : state_(std::make_unique<State>(std::m
     throw InvalidArgumentError("crawl: --max-depth must be 0 or more (0: the start URLs only)");
   s.identity = crawl_identity(s.o, s.starts);
   s.project = std::make_unique<CrawlProject>(s);
+  if (!s.o.redis.empty()) {
+    auto refuse = [](const std::string& what, const std::string& why) {
+      throw InvalidArgumentError("crawl: " + what + " does not run over Redis: " + why);
+    };
+    if (!s.o.warc.empty())
+      refuse("--warc",
+             "the exchanges cross the wire in whichever fetcher of the crawl took the "
+             "page, so this process would archive only its own (crawl without --redis "
+             "for a WARC)");
+    if (s.o.max_pages)
+      refuse("--max-pages", "the split scheduler does not count pages as they leave it");
+    if (s.o.render)
+      refuse("--render",
+             "`squall fetcher` starts no browsers, so pages other fetchers take "
+             "would not be rendered");
+    if (s.o.jsonl == "-")
+      refuse("--jsonl -",
+             "the result worker cuts its export back to what the store committed "
+             "after a kill, which standard output cannot be; give a file");
+    if (s.o.attach || s.o.ended)
+      refuse("--port", "`squall status --redis " + s.o.redis + "` shows the components");
+    if (!(s.o.lease >= std::chrono::milliseconds(10)))
+      throw InvalidArgumentError("crawl: --lease must be 0.01 s or more");
+    s.runtime = std::make_unique<CrawlRuntime>(*s.project);
+  }
 }
 
 Crawler::~Crawler() = default;
 
 void Crawler::stop() noexcept {
   state_->stop_requested = true;
+  state_->halt.set();
   if (state_->engine) state_->engine->stop();
+}
+
+const CrawlerOptions& Crawler::options() const noexcept {
+  return state_->o;
+}
+
+ProjectRuntime& Crawler::runtime() {
+  if (!state_->runtime)
+    throw InvalidStateError("crawl: the crawl's runtime is for a crawl over Redis (its `redis`)");
+  return *state_->runtime;
+}
+
+Task<CrawlerOptions> Crawler::shared_options(std::string redis_url, std::string ns) {
+  RedisClient redis(redis_url);
+  std::string key = shared_options_key(ns);
+  RedisReply held = co_await redis.command("GET", key);
+  std::string where = "Redis " + redis.peer() + " (" + key + ")";
+  redis.close();
+  if (held.is_nil())
+    throw InvalidArgumentError("no crawl in namespace \"" + ns + "\" of " + where +
+                               ": start it first with `squall crawl URL --redis " + redis_url +
+                               (ns == "squall" ? std::string() : " --namespace " + ns) +
+                               "`, which saves its options there");
+  json shared = json::parse(held.str, nullptr, false);
+  if (!shared.is_object()) throw InvalidArgumentError(where + " does not hold a crawl's options");
+  CrawlerOptions o = options_of(shared, where);
+  o.redis = std::move(redis_url);
+  o.ns = std::move(ns);
+  co_return o;
 }
 
 CrawlProgress Crawler::progress() const noexcept {
@@ -551,7 +906,19 @@ CrawlProgress Crawler::progress() const noexcept {
   CrawlProgress p;
   p.fetched = s.summary.fetched;
   p.failed = s.summary.failed;
-  if (s.engine) {
+  if (!s.o.redis.empty()) {
+    // The scheduler's counts, which every machine's work moves (on_start is one of its done).
+    const TaskCounters* counters = s.live ? s.live->project_counters(kProject) : nullptr;
+    CounterValues totals = counters ? counters->totals() : s.last_counts;
+    auto count = [&totals](CounterKind k) {
+      return static_cast<uint64_t>(std::max<int64_t>(0, totals[static_cast<size_t>(k)]));
+    };
+    p.fetched = count(CounterKind::Success) > 0 ? count(CounterKind::Success) - 1 : 0;
+    p.failed = count(CounterKind::Failed);
+    p.in_flight = s.live ? s.live->held(kProject).in_work : 0;
+    p.queued =
+        count(CounterKind::Pending) > p.in_flight ? count(CounterKind::Pending) - p.in_flight : 0;
+  } else if (s.engine) {
     p.in_flight = s.engine->in_flight();
     if (const Scheduler* scheduler = s.engine->scheduler())
       if (const TaskCounters* c = scheduler->project_counters(kProject)) {
@@ -581,6 +948,7 @@ Task<CrawlSummary> Crawler::run() {
   co.defaults.validate_cert = o.validate_cert;
   co.defaults.ca_certs = o.ca_certs;
   s.client = std::make_unique<http::HttpClient>(co);
+  if (!o.redis.empty()) co_return co_await run_over_redis();
 
   EngineOptions e;
   e.store = o.state;
@@ -593,11 +961,7 @@ Task<CrawlSummary> Crawler::run() {
   e.queue_size = 1000;
   e.commit_interval = 0.5;
   e.scheduler.pause.failures = 0;  // a failing site is retried per URL, never paused
-  e.fetcher.user_agent = o.user_agent;
-  e.fetcher.max_body_size = o.max_page_size;
-  e.fetcher.timeout = seconds_of(o.request_timeout);
-  e.fetcher.connect_timeout = seconds_of(std::min(o.connect_timeout, o.request_timeout));
-  e.fetcher.client = s.client.get();
+  e.fetcher = s.fetcher_options();
   if (o.render) {
     browser::BrowserPoolOptions b;
     b.browsers = std::max<size_t>(1, std::min(o.browsers, o.concurrency));
@@ -609,18 +973,12 @@ Task<CrawlSummary> Crawler::run() {
     s.browsers = std::make_unique<browser::BrowserPool>(std::move(b));
     e.fetcher.browser = s.browsers.get();
   }
-  e.fetcher.validate_cert = o.validate_cert;
-  e.fetcher.prepare = [&s](const CrawlTask* task, http::HttpRequest& req) { s.prepare(task, req); };
   if (!o.warc.empty())
     e.fetcher.archive = [&s](const std::vector<WarcExchange>& exchanges) {
       if (s.warc)
         for (const WarcExchange& x : exchanges) s.warc->write_exchange(x);
     };
-  e.hosts.per_host = std::max<size_t>(1, o.per_host);
-  e.hosts.delay = seconds_of(o.delay);
-  e.hosts.obey_robots = o.obey_robots;
-  e.hosts.robots_retries = o.retries;
-  e.hosts.robots_backoff = seconds_of(o.retry_backoff);
+  e.hosts = s.host_options();
   e.hooks.opened = [&s](EngineStore& store) { return s.opened(store); };
   e.hooks.committing = [&s](EngineStore& store) { return s.committing(store); };
   e.hooks.may_dispatch = [&s](const CrawlTask& task) { return s.may_dispatch(task); };
@@ -656,6 +1014,31 @@ Task<CrawlSummary> Crawler::run() {
   if (o.ended) co_await o.ended(s.summary);
   s.client->close();
   s.engine.reset();  // closes the store: unlocks the state file
+  co_return s.summary;
+}
+
+// Over Redis: the same crawl by the split engine's components in this process (crawler.h).
+Task<CrawlSummary> Crawler::run_over_redis() {
+  State& s = *state_;
+  const double since = wall_clock_seconds();
+  TaskHandle<void> timer = spawn([](State& st) -> Task<void> {
+    co_await sleep(st.o.timeout);
+    st.summary.timed_out = true;
+    st.halt.set();
+  }(s));
+  std::exception_ptr failure;
+  try {
+    co_await s.run_node();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  timer.kill();
+  co_await timer.join();
+  s.client->close();
+  if (failure) std::rethrow_exception(failure);
+  s.summary.stopped = s.stop_requested && !s.summary.timed_out;
+  s.summary.seconds = std::chrono::duration<double>(Loop::time() - s.started).count();
+  co_await s.count_results(since);
   co_return s.summary;
 }
 

@@ -13,8 +13,12 @@
 
 namespace squall {
 
-ResultWorker::ResultWorker(ResultStore& store, std::filesystem::path jsonl, ResultStore* ledger)
-    : store_(store), ledger_(ledger ? *ledger : store), jsonl_(std::move(jsonl)) {}
+ResultWorker::ResultWorker(ResultStore& store, std::filesystem::path jsonl, ResultStore* ledger,
+                           ExportLine line)
+    : store_(store),
+      ledger_(ledger ? *ledger : store),
+      jsonl_(std::move(jsonl)),
+      line_(std::move(line)) {}
 
 ResultWorker::~ResultWorker() {
   if (file_) std::fclose(file_);
@@ -54,12 +58,18 @@ Task<void> ResultWorker::open(bool start_over) {
 }
 
 Task<void> ResultWorker::write(std::string project, const TaskResult& result) {
-  co_await store_.upsert(std::move(project), result);
+  std::optional<TaskResult> stored;
+  if (file_ && line_) stored = co_await store_.result(project, result.taskid);
+  co_await store_.upsert(project, result);
   ++written_;
   if (!file_) co_return;
   std::string line;
-  append_json(line, result.to_json());
-  line += '\n';
+  if (line_) {
+    line_(line, project, result, stored ? &*stored : nullptr);
+  } else {
+    append_json(line, result.to_json());
+    line += '\n';
+  }
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size())
     throw Error(ErrorKind::System, "cannot write " + jsonl_.string() + ": " + std::strerror(errno));
   size_ += line.size();

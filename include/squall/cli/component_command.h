@@ -4,6 +4,13 @@
 // With --port it prints "Dashboard: URL" and serves the cluster (squall status --port's routes)
 // until it ends.
 //
+// --crawl instead of a project script: the built-in crawl project of a `squall crawl --redis`
+// (engine/crawler.h), whose options (start URLs, scope, filters, depth, what requests carry)
+// that command saved in Redis under the namespace; the scheduler and the processor run its
+// callbacks, the result worker writes its pages' JSON lines (--results) in `squall crawl
+// --jsonl`'s format. With none saved there (no crawl was started in that namespace) it exits
+// at once with status 2, saying to start the crawl first. The fetcher needs no project.
+//
 // Exit status: 0 the crawl is done (or, for the scheduler, it finished it), 130 Ctrl-C or
 // SIGTERM, 2 a usage error (a bad flag, URL or store location; a script that does not load), 1
 // it could not run (Redis or the store unreachable, a component that failed).
@@ -20,6 +27,7 @@ namespace squall::cli {
 struct ComponentCommand {
   std::string role;    // "scheduler", "fetcher", "processor" or "result-worker"
   std::string script;  // the project (scheduler, processor)
+  bool crawl = false;  // the crawl of `squall crawl --redis` instead of a script
   std::string redis = "redis://127.0.0.1:6379/0";
   std::string ns = "squall";
   std::string taskdb;

@@ -11,6 +11,14 @@
 // answer, DNS), 5 a TLS failure, 8 the server answered with errors (4xx, 5xx). A second Ctrl-C
 // leaves at once (the state file stays consistent: the last half second of results is fetched
 // again on resume).
+//
+// With --redis the crawl runs on the split engine (engine/crawler.h, "Over Redis"): its
+// scheduler, a fetcher, a processor and a result worker in this process, joined by Redis
+// streams under --namespace, so that `squall fetcher --redis R` and `squall processor --crawl
+// --redis R` on other machines share it. The flags, the state store (--state or --taskdb, a
+// file or postgresql://), the progress line, the summary, the exit statuses and resuming are
+// those above; the summary counts the pages every machine stored in this run. --warc,
+// --max-pages, --render, --port and --jsonl - are refused (status 2, saying why).
 #pragma once
 
 #include <cstdint>
@@ -60,6 +68,11 @@ struct CrawlCommand {
   std::string bind = "127.0.0.1";
   std::string auth;  // user:password
   bool exit_when_done = false;
+  // The split engine over this Redis (empty: the embedded engine), the crawl's keys there
+  // (squall:NS:...), and seconds a component holds what it took.
+  std::string redis;
+  std::string ns = "squall";
+  double lease = 30;
 };
 
 // The crawler's options for a command line (proxies from the environment unless --proxy);

@@ -62,6 +62,11 @@ class JsonLinesWriter {
   std::string line_;    // the line being written, reused
 };
 
+// Appends the line of `page`, fetched at `fetched_at` (Unix time in milliseconds), newline
+// included, as JsonLinesWriter writes it (its outlinks with `links`): for writers of their own
+// (the result worker's export of a crawl over Redis, engine/crawler.h).
+void append_page_line(std::string& out, const CrawledPage& page, int64_t fetched_at, bool links);
+
 // Appends `s` as a JSON string: quotes, backslashes and control characters escaped; bytes that
 // are not valid UTF-8 become U+FFFD, so the output always parses.
 void append_json_string(std::string& out, std::string_view s);

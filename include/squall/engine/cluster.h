@@ -109,6 +109,7 @@
 #include "squall/engine/fetch_stage.h"
 #include "squall/engine/fetcher.h"
 #include "squall/engine/project_runtime.h"
+#include "squall/engine/result_worker.h"
 #include "squall/engine/scheduler.h"
 
 namespace squall {
@@ -127,6 +128,7 @@ struct ClusterOptions {
   // connection may hold. Not closed by them; `fresh` is then the opener's to do.
   EngineStore* store = nullptr;
   std::filesystem::path jsonl;  // the result worker's export of the results it stores
+  ExportLine export_line;       // its line of a result (result_worker.h); pyspider's dump if empty
   bool fresh = false;  // the scheduler starts its store over (the results in it too), claimed first
   size_t concurrency = 10;     // a fetcher's fetches in flight
   size_t batch = 64;           // entries taken from a stream at once

@@ -41,6 +41,35 @@
 //   `fresh`); one process per state file (the store's lock).
 // - Bounded memory: the scheduler holds a window of the queued URLs (the rest wait in the store),
 //   the fetch stage a bounded number of tasks.
+//
+// Over Redis (`redis` set: `squall crawl URL --redis R`), the same project runs on the split
+// engine (cluster.h): run() runs its scheduler, a fetcher, a processor and a result worker in
+// this process (cluster_node.h), so that `squall fetcher` and `squall processor --crawl` on other
+// machines share the crawl. What changes:
+// - The crawl's options are saved in Redis under the namespace (squall:NS:crawl, JSON), where
+//   the components given --crawl read them (shared_options()); a namespace that holds another
+//   crawl's is refused, as a state file of another crawl is, unless `fresh`, which also empties
+//   the namespace's streams.
+// - A page's JSON line is its task's result, written by the result worker (result_worker.h) in
+//   the --jsonl format (crawl_export_line()): committed with the result store, cut back after a
+//   kill, each page's line once. A page given up after its last try has its line too, though
+//   its task fails. `jsonl` "-" is refused: standard output cannot be cut back.
+// - What a request carries (headers, the Cookie field, the proxy for its URL, the user agent,
+//   time limits, certificate checks) goes in each task's fetch options, so that any fetcher
+//   sends it; the size and decoding limits, a CA bundle and hostname_mapping hold only for
+//   this process' fetcher, as do per_host, delay, obey_robots and the user agent robots.txt is
+//   read for (every other fetcher takes its own flags for them). A start host's sitemaps are
+//   read from a task for its robots.txt (fetched by a fetcher of the crawl), not from the fetch
+//   stage's copy.
+// - The summary counts the results the crawl stored during this run, whichever machine fetched
+//   them (read from the store at the end: one pass over the crawl's results); retries and pages
+//   robots.txt disallowed are those this process' processor saw; `seen` counts the robots.txt
+//   and sitemap tasks too.
+// - Refused by the constructor (InvalidArgumentError): `warc` (the exchanges cross the wire in
+//   whichever fetcher took the page, so this process would archive only its own, and a WARC
+//   offset cannot be committed with a store the scheduler commits), `max_pages` (counted as
+//   pages leave the scheduler, which the split scheduler does not ask), `render` (`squall
+//   fetcher` starts no browsers), `attach`/`ended`.
 #pragma once
 
 #include <chrono>
@@ -138,6 +167,12 @@ struct CrawlerOptions {
   // attached may go on serving them until it returns. Neither is called when the run fails.
   std::function<void(Engine&)> attach;
   std::function<Task<void>(const CrawlSummary&)> ended;
+
+  // The split engine (above): its Redis (redis://host[:port][/db]; empty: the embedded engine),
+  // the namespace of the crawl's keys, and how long a component holds what it took.
+  std::string redis;
+  std::string ns = "squall";
+  Duration lease = std::chrono::seconds(30);
 };
 
 struct CrawlSummary {
@@ -172,6 +207,17 @@ struct CrawlProgress {
   double seconds = 0;
 };
 
+class ProjectRuntime;
+struct TaskResult;
+
+// The JSON line --jsonl writes for a page, from the result a crawl over Redis stored for it
+// (the result worker's ExportLine, result_worker.h); nothing for a result that is not a page's,
+// nor for a page whose result the store held already (`stored`): its line was committed with
+// it, and a page fetched again after a kill (its outcome lost, its result not) keeps its first
+// line, as the embedded crawl keeps one line per page. `links`: with its outlinks.
+void crawl_export_line(std::string& line, const TaskResult& result, const TaskResult* stored,
+                       bool links);
+
 class Crawler {
  public:
   // Checks the options (start URLs parse and are http(s), patterns compile); throws
@@ -191,10 +237,21 @@ class Crawler {
   // state file for the next run. Safe to call from a signal-handling callback on the loop.
   void stop() noexcept;
   CrawlProgress progress() const noexcept;
+  const CrawlerOptions& options() const noexcept;
+
+  // The crawl's project for a component of the split engine (squall scheduler or processor
+  // --crawl): its callbacks as a crawl over Redis runs them. Lives as long as the Crawler.
+  ProjectRuntime& runtime();
+
+  // The options a crawl over Redis saved under namespace `ns` (above), with `redis` and `ns`
+  // set. Throws InvalidArgumentError when Redis holds none there (saying to start the crawl
+  // first), and what Redis throws when it cannot be reached.
+  [[nodiscard]] static Task<CrawlerOptions> shared_options(std::string redis, std::string ns);
 
  private:
   friend class CrawlProject;
   struct State;
+  Task<CrawlSummary> run_over_redis();
   std::unique_ptr<State> state_;
 };
 

@@ -15,10 +15,15 @@
 // the task store (`ledger`), which the engine commits after the results. A kill between the two
 // commits leaves results stored whose tasks run again: they are upserted once more, and the
 // export, cut back to the size the task store committed, gets their lines once.
+//
+// A program whose results have a line format of their own gives it as `line` (squall crawl
+// over Redis writes its pages' lines, engine/crawler.h); the export is cut back and committed
+// the same way.
 #pragma once
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "squall/core/task.h"
@@ -26,11 +31,18 @@
 
 namespace squall {
 
+// Appends the export's line for `result` of `project` to `line` (newline included); nothing
+// appended: the result has no line. `stored` is the result the store held for its task before
+// this one (null when none), committed with the export's lines up to it.
+using ExportLine = std::function<void(std::string& line, const std::string& project,
+                                      const TaskResult& result, const TaskResult* stored)>;
+
 class ResultWorker {
  public:
-  // `ledger` keeps the export's size, committed with it; `store` itself when null.
+  // `ledger` keeps the export's size, committed with it; `store` itself when null. `line` writes
+  // a result's line (pyspider's dump format when empty).
   explicit ResultWorker(ResultStore& store, std::filesystem::path jsonl = {},
-                        ResultStore* ledger = nullptr);
+                        ResultStore* ledger = nullptr, ExportLine line = {});
   ~ResultWorker();
   ResultWorker(const ResultWorker&) = delete;
   ResultWorker& operator=(const ResultWorker&) = delete;
@@ -50,6 +62,7 @@ class ResultWorker {
   ResultStore& store_;
   ResultStore& ledger_;
   std::filesystem::path jsonl_;
+  ExportLine line_;
   std::FILE* file_ = nullptr;
   uint64_t size_ = 0;
   uint64_t written_ = 0;
