@@ -1,6 +1,7 @@
 // Fuzzes the engine's messages (engine_message.h): whatever the bytes, each decoder either
 // refuses them with InvalidArgumentError or returns a value whose encoding decodes to the same
-// value again. It never reads past the input nor aborts.
+// value again, and a message that decodes is of the kind its tag names. It never reads past the
+// input nor aborts.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -34,6 +35,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     squall::ProcessOutput o = squall::decode_output(bytes);
     std::string encoded = squall::encode_output(o);
     check(squall::encode_output(squall::decode_output(encoded)) == encoded);
+  } catch (const squall::InvalidArgumentError&) {
+  }
+  try {
+    squall::ParkedTask p = squall::decode_parked(bytes);
+    check(squall::engine_message_kind(bytes) == squall::EngineMessageKind::Parked);
+    std::string encoded = squall::encode_parked(p);
+    squall::ParkedTask again = squall::decode_parked(encoded);
+    check(again.project == p.project && again.taskid == p.taskid && again.token == p.token &&
+          again.host == p.host && again.reason == p.reason);
   } catch (const squall::InvalidArgumentError&) {
   }
   return 0;

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "cluster_cron.h"
 #include "squall/core/error.h"
 #include "squall/core/future.h"
 #include "squall/core/log.h"
@@ -242,7 +243,7 @@ class Relay {
         co_await from_.ack(b->ids);
       } catch (const Error& e) {
         log(LogLevel::Warning, "fetcher: " + std::to_string(b->payloads.size()) +
-                                   " pages not handed on (they are fetched again after the "
+                                   " tasks not handed on (they are fetched again after the "
                                    "lease): " +
                                    e.what());
       }
@@ -375,6 +376,8 @@ Task<void> schedule(SchedulerProcess& p, EngineStore& store) {
   if (!p.started) co_await scheduler.request(std::move(starts));
   co_await scheduler.commit();
   p.started = true;
+  detail::ClusterCron cron(scheduler, store, p.projects, o.scheduler.processing_timeout);
+  co_await cron.load();
   struct Told {
     const std::function<void(const Scheduler*)>& watch;
     ~Told() {
@@ -391,11 +394,23 @@ Task<void> schedule(SchedulerProcess& p, EngineStore& store) {
       if (batch.empty()) continue;
       std::vector<std::string> settled;
       for (const StreamDelivery& d : batch) {
+        if (engine_message_kind(d.payload) == EngineMessageKind::Parked) {
+          // A task of a host a fetcher gave up on: back untried, as the embedded engine parks it.
+          std::optional<ParkedTask> parked = decoded(d, decode_parked, "scheduler: parked task");
+          if (!parked) continue;
+          Dispatch back;
+          back.task.project = std::move(parked->project);
+          back.task.taskid = std::move(parked->taskid);
+          back.token = parked->token - base;
+          if (scheduler.release(back)) ++summary.parked;
+          settled.push_back(d.id);
+          continue;
+        }
         std::optional<ProcessOutput> out = decoded(d, decode_output, "scheduler: outcome");
         if (!out) continue;
         co_await scheduler.request(std::move(out->follows));
         out->status.token -= base;
-        co_await scheduler.outcome(std::move(out->status));
+        if (!cron.settle(out->status)) co_await scheduler.outcome(std::move(out->status));
         settled.push_back(d.id);
       }
       co_await scheduler.commit();
@@ -414,6 +429,15 @@ Task<void> schedule(SchedulerProcess& p, EngineStore& store) {
         std::rethrow_exception(e ? e
                                  : std::make_exception_ptr(InvalidStateError("outcomes ended")));
       }
+      // The @every jobs' ticks due, whatever the room: a few a second at most.
+      if (std::vector<Dispatch> ticks = co_await cron.fire(); !ticks.empty()) {
+        std::vector<std::string> payloads;
+        for (Dispatch& d : ticks) {
+          d.token += base;
+          payloads.push_back(encode_dispatch(d));
+        }
+        co_await push_again(p.fetch, payloads);
+      }
       uint64_t room = co_await p.fetch.room();
       std::vector<Dispatch> batch;
       if (room > 0) batch = co_await scheduler.select(std::min<uint64_t>(room, o.batch));
@@ -429,7 +453,7 @@ Task<void> schedule(SchedulerProcess& p, EngineStore& store) {
         summary.handled += batch.size();
         continue;
       }
-      if (room > 0 && scheduler.idle()) {
+      if (room > 0 && scheduler.idle() && !cron.in_flight()) {
         if (!finish_sent) {
           finish_sent = true;
           std::vector<CrawlTask> finishing;
@@ -439,13 +463,17 @@ Task<void> schedule(SchedulerProcess& p, EngineStore& store) {
           co_await scheduler.commit();
           continue;
         }
-        if (o.exit_when_done) break;
+        // A project of @every jobs is never done, as in `squall run`: it runs until stopped.
+        if (o.exit_when_done && !cron.has_jobs()) break;
       }
-      // Nothing to dispatch now: an outcome, a due task, or room in the fetch stream changes it.
+      // Nothing to dispatch now: an outcome, a due task or tick, or room in the fetch stream
+      // changes it.
       wake.clear();
       Duration wait = kTakeBlock;
       if (room == 0) wait = kRoomPoll;
-      if (std::optional<double> at = scheduler.next_wake())
+      std::optional<double> at = scheduler.next_wake();
+      if (std::optional<double> tick = cron.next_tick()) at = at ? std::min(*at, *tick) : *tick;
+      if (at)
         wait = std::min(wait, std::chrono::duration_cast<Duration>(std::chrono::duration<double>(
                                   std::max(0.0, *at - scheduler.now()))));
       try {
@@ -557,6 +585,9 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
     return key;
   };
   Relay relay(*fetch, *process, concurrency);
+  // Parked tasks go to the scheduler beside the outcomes, their entries acknowledged once there.
+  auto outcomes = open_queue(redis, o, "outcome");
+  Relay parking(*fetch, *outcomes, concurrency);
   // The page goes on once for each token its task was dispatched with (the entries that came
   // while it was fetched: the scheduler applies the one it holds live, the others are stale and
   // change nothing), and those entries are acknowledged once it is pushed.
@@ -575,6 +606,30 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
     }
     ++summary.handled;
     co_await relay.send(std::move(payloads), std::move(ids));
+  };
+  // A task of a host given up on goes back to the scheduler untried, once per token as a page
+  // would go on, for the scheduler to release the one it holds live.
+  auto park = [&](Dispatch d, UnavailableHost host) -> Task<void> {
+    ParkedTask back;
+    back.project = d.task.project;
+    back.taskid = d.task.taskid;
+    back.token = d.token;
+    back.host = std::move(host.host);
+    back.reason = host.kind + ": " + host.message;
+    std::vector<std::string> payloads, ids;
+    auto it = held.find(key_of(d));
+    if (it == held.end()) {
+      payloads.push_back(encode_parked(back));
+    } else {
+      for (const auto& [token, entries] : it->second) {
+        back.token = token;
+        payloads.push_back(encode_parked(back));
+        ids.insert(ids.end(), entries.begin(), entries.end());
+      }
+      held.erase(it);
+    }
+    ++summary.parked;
+    co_await parking.send(std::move(payloads), std::move(ids));
   };
   // Politeness and robots.txt shared by every fetcher of the crawl, through Redis.
   HostLeasesOptions lo;
@@ -600,12 +655,7 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
       fetcher, std::move(hosts),
       [&](Dispatch d, FetchResult r) { return hand_on(std::move(d), std::move(r)); },
       [&](Dispatch d, const UnavailableHost& host) {
-        // Its try fails here (the scheduler retries it on schedule).
-        FetchResult r;
-        r.orig_url = r.url = d.task.url;
-        r.error = "host unavailable: " + host.message;
-        r.error_kind = host.kind;
-        parked.push_back(spawn(hand_on(std::move(d), std::move(r))));
+        parked.push_back(spawn(park(std::move(d), host)));
       });
   stage.on_room = [&room] { room.set(); };
 
@@ -639,7 +689,8 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
       std::vector<StreamDelivery> batch =
           co_await take(*fetch, std::min(free, o.batch), kTakeBlock);
       if (batch.empty()) {
-        if (stage.idle() && held.empty() && relay.idle() && co_await may_leave(redis, o, *fetch))
+        if (stage.idle() && held.empty() && relay.idle() && parking.idle() &&
+            co_await may_leave(redis, o, *fetch))
           break;
         continue;
       }
@@ -660,6 +711,7 @@ Task<ComponentSummary> run_fetcher(ClusterOptions o, Event& stop) {
   for (TaskHandle<void>& w : workers) co_await w.join();
   for (TaskHandle<void>& p : parked) co_await p.join();
   co_await relay.drain();
+  co_await parking.drain();
   if (failure) std::rethrow_exception(failure);
   summary.stopped = stop.is_set();
   co_await registry.leave();

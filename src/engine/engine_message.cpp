@@ -19,6 +19,7 @@ constexpr char kVersion = 1;
 constexpr char kDispatch = 'D';
 constexpr char kFetched = 'F';
 constexpr char kOutput = 'O';
+constexpr char kParked = 'P';
 
 class Writer {
  public:
@@ -259,6 +260,44 @@ ProcessOutput decode_output(std::string_view bytes) {
   }
   r.end();
   return o;
+}
+
+std::string encode_parked(const ParkedTask& p) {
+  Writer w(kParked);
+  w.bytes(p.project);
+  w.bytes(p.taskid);
+  w.u64(p.token);
+  w.bytes(p.host);
+  w.bytes(p.reason);
+  return w.take();
+}
+
+ParkedTask decode_parked(std::string_view bytes) {
+  Reader r(bytes, kParked, "parked task");
+  ParkedTask p;
+  p.project = r.bytes();
+  p.taskid = r.bytes();
+  p.token = r.u64();
+  p.host = r.bytes();
+  p.reason = r.bytes();
+  r.end();
+  return p;
+}
+
+std::optional<EngineMessageKind> engine_message_kind(std::string_view bytes) noexcept {
+  if (bytes.size() < 4 || bytes[0] != kMagic0 || bytes[1] != kMagic1) return std::nullopt;
+  switch (bytes[2]) {
+    case kDispatch:
+      return EngineMessageKind::Dispatch;
+    case kFetched:
+      return EngineMessageKind::Fetched;
+    case kOutput:
+      return EngineMessageKind::Output;
+    case kParked:
+      return EngineMessageKind::Parked;
+    default:
+      return std::nullopt;
+  }
 }
 
 }  // namespace squall

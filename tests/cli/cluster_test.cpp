@@ -1,7 +1,8 @@
 // The engine split over processes: a project crawled by 1 scheduler, 3 fetchers, 2 processors
 // and 1 result worker, each its own `squall` process, joined by a real redis-server and a real
 // PostgreSQL 15, gives the same results as `squall run` in one process, and the same crawl
-// completes with each result once while its components are killed -9 and restarted.
+// completes with each result once while its components are killed -9 and restarted; a project
+// of @every jobs runs on them until they are stopped.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -275,6 +276,58 @@ TEST_F(Cluster, ThreeFetchersKeepPerHostAndTheDelayTogetherAndReadRobotsTxtOnce)
   }
   EXPECT_EQ(robots, 1) << "robots.txt is fetched once for every fetcher";
   EXPECT_EQ(pages, 12);
+}
+
+constexpr const char* kTicksProject = R"(
+import time
+
+from pyspider.libs.base_handler import *
+
+
+class Handler(BaseHandler):
+    @every(seconds=1)
+    def tick(self):
+        self.crawl("{ORIGIN}/page/t%d" % int(time.time()), callback=self.page)
+
+    def page(self, response):
+        return {"url": response.url}
+)";
+
+// A project of an @every job, whose on_start asks for nothing: its components, started without
+// --keep-running, do not end once on_start is done, as `squall run` does not; the scheduler
+// fires the job at its ticks, their pages are fetched and stored, until each is stopped.
+TEST_F(Cluster, AProjectOfAnEveryJobRunsOnItsProcessesUntilTheyAreStopped) {
+  RunPeer site;
+  TempDir work;
+  work.write("ticks.py", with_origin(kTicksProject, site.origin));
+  test::RedisServer redis;
+  std::string db = pg().url();
+  test::ClusterProcesses cluster{work.path(), {"--redis", redis.url(0), "--namespace", "ticks"}};
+  std::vector<std::pair<std::string, Process>> all;
+  all.emplace_back("fetcher", cluster.start({"fetcher", "-c", "2"}));
+  all.emplace_back("processor", cluster.start({"processor", "ticks.py"}));
+  all.emplace_back("result worker",
+                   cluster.start({"result-worker", "--taskdb", db, "--results", "ticks.jsonl"}));
+  all.emplace_back("scheduler",
+                   cluster.start({"scheduler", "ticks.py", "--taskdb", db, "--fresh"}));
+  auto outputs = [&] {
+    std::string out;
+    for (auto& [name, p] : all) out += "--- " + name + ":\n" + p.output() + "\n";
+    return out;
+  };
+  auto stored = [&] { return run(test::stored_crawl(db, "ticks")); };
+  ASSERT_TRUE(test::wait_until(
+      [&] { return test::fetches_of(site.requests(), "/page/t").size() >= 3; }, 60s))
+      << outputs();
+  ASSERT_TRUE(test::wait_until([&] { return stored().results >= 2; }, 60s)) << outputs();
+  for (auto& [name, p] : all) EXPECT_TRUE(p.running()) << name << " ended by itself\n" << outputs();
+  for (auto& [name, p] : all) {
+    EXPECT_EQ(test::exit_status(p.stop(SIGINT, 10s)), 130) << name << "\n" << p.output();
+    EXPECT_TRUE(contains(p.output(), ": stopped after")) << p.output();
+  }
+  test::StoredCrawl crawl = stored();
+  EXPECT_GE(crawl.results, 2);
+  EXPECT_EQ(crawl.tasks_of(CounterKind::Failed), 0);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// EngineMessage: dispatches, fetched pages and process outputs round-trip as bytes (a body of
-// every byte value included), and a malformed message is refused at every cut, never read past.
+// EngineMessage: dispatches, fetched pages, process outputs and parked tasks round-trip as bytes
+// (a body of every byte value included), and a malformed message is refused at every cut, never
+// read past.
 #include "squall/engine/engine_message.h"
 
 #include <gtest/gtest.h>
@@ -98,6 +99,41 @@ TEST(EngineMessage, AProcessOutputRoundTripsWithItsFollowsAndResultOrNone) {
   EXPECT_FALSE(none.result);
   EXPECT_TRUE(none.follows.empty());
   EXPECT_FALSE(none.status.ok);
+}
+
+TEST(EngineMessage, AParkedTaskRoundTripsAndIsToldFromAnOutputByItsTag) {
+  ParkedTask p{"proj", "abc", 9, "127.0.0.1:9", "connect: robots.txt: connection refused"};
+  std::string bytes = encode_parked(p);
+  ParkedTask back = decode_parked(bytes);
+  EXPECT_EQ(back.project, "proj");
+  EXPECT_EQ(back.taskid, "abc");
+  EXPECT_EQ(back.token, 9u);
+  EXPECT_EQ(back.host, "127.0.0.1:9");
+  EXPECT_EQ(back.reason, p.reason);
+
+  EXPECT_EQ(engine_message_kind(bytes), EngineMessageKind::Parked);
+  EXPECT_EQ(engine_message_kind(encode_output(ProcessOutput{})), EngineMessageKind::Output);
+  EXPECT_EQ(engine_message_kind(encode_dispatch(Dispatch{sample_task(), 1})),
+            EngineMessageKind::Dispatch);
+  EXPECT_EQ(engine_message_kind(encode_fetched(FetchedTask{{sample_task(), 1}, {}})),
+            EngineMessageKind::Fetched);
+  EXPECT_FALSE(engine_message_kind(""));
+  EXPECT_FALSE(engine_message_kind("SQ"));
+  EXPECT_FALSE(engine_message_kind("SQX\x01")) << "a kind this squall does not know";
+  EXPECT_FALSE(engine_message_kind("{\"taskid\": 1}"));
+
+  // Strict as the others: every cut, trailing bytes and another kind are refused.
+  for (size_t n = 0; n < bytes.size(); ++n)
+    EXPECT_THROW(decode_parked(std::string_view(bytes).substr(0, n)), InvalidArgumentError) << n;
+  EXPECT_THROW(decode_parked(bytes + "x"), InvalidArgumentError);
+  EXPECT_THROW(decode_output(bytes), InvalidArgumentError);
+  try {
+    decode_parked(encode_output(ProcessOutput{}));
+    ADD_FAILURE();
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("parked task message cannot be read"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(EngineMessage, EveryCutOfAMessageAndEveryForeignOneIsRefusedSayingWhy) {

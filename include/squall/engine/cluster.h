@@ -41,12 +41,13 @@
 //
 // Ends: the scheduler runs on_start (once per start, as the embedded engine does) and, once no
 // project has anything left, on_finished; then it marks the crawl done ("squall:NS:done") and,
-// with exit_when_done, returns. The other components return, with exit_when_done, once the crawl
-// is marked done and their input stream has nothing left for them; a new scheduler's start clears
-// the mark. A scheduler that starts on a crawl marked done (its predecessor was killed after
-// marking it) runs on_finished again only if it finds something more to do, since the other
-// components may have left. `stop` set ends any of them within a second: a fetcher drops what it
-// fetches (its entries come back to the others after the lease).
+// with exit_when_done, returns (not for a project of @every jobs, below). The other components
+// return, with exit_when_done, once the crawl is marked done and their input stream has nothing
+// left for them; a new scheduler's start clears the mark. A scheduler that starts on a crawl marked
+// done (its predecessor was killed after marking it) runs on_finished again only if it finds
+// something more to do, since the other components may have left. `stop` set ends any of them
+// within a second: a fetcher drops what it fetches (its entries come back to the others after the
+// lease).
 //
 // Redis restarting: each command is retried by the client on a new connection where it is
 // safe (stream_queue.h), and one that a restarted Redis answers LOADING (its data set not yet
@@ -91,9 +92,24 @@
 // drops the tables; while another scheduler runs one of them it is refused with an
 // InvalidArgumentError saying so, touching nothing. (An SQLite store is one process' file.)
 //
-// Not yet here: the projects' @every jobs (they run in the embedded engine only). A task whose
-// host is unavailable (its robots.txt could not be fetched) fails its try here, where the
-// embedded engine parks it untried.
+// The projects' @every jobs (cron.h) are fired by the scheduler that holds their project's
+// claim, so a standby scheduler fires none. Each tick is kept in the task store, as the project's
+// "_on_cronjob" task (a done one, counted), and committed there before its "_on_cronjob@TICK"
+// dispatch is pushed: a scheduler that takes over goes on after the last tick fired and never
+// fires it again, whatever its own clock says, and its first tick carries the ones missed in
+// between (a job due then runs once). A scheduler killed between that commit and the push loses
+// the tick (at most once, as pyspider's ticks are); a tick's dispatch delivered twice after a
+// kill downstream runs its jobs twice, as the at-least-once delivery may run any callback twice. A
+// crawl whose projects have @every jobs does not end by itself, as in `squall run`: its scheduler
+// runs on_finished when the projects are idle (no tick in flight either), as the embedded engine
+// does, but never marks the crawl done, and runs until `stop`, and so do the other components,
+// exit_when_done or not.
+//
+// A task whose host is unavailable (its robots.txt could not be fetched, fetch_stage.h) is
+// parked as the embedded engine parks it: the fetcher hands it back to the scheduler, once per
+// token as it would a page, in a ParkedTask message on the outcome stream (engine_message.h), and
+// the scheduler takes it back untried (Scheduler::release): no try is counted, it stays active in
+// the store, and the next start of a scheduler dispatches it again.
 #pragma once
 
 #include <cstddef>
@@ -149,6 +165,9 @@ struct ClusterOptions {
 // What a component did, when it returns.
 struct ComponentSummary {
   uint64_t handled = 0;  // dispatches, pages fetched, pages processed or results stored
+  // Tasks of unavailable hosts: handed back untried (a fetcher), or taken back (the scheduler,
+  // counting only the ones it held live).
+  uint64_t parked = 0;
   bool stopped = false;  // `stop` ended it
 };
 

@@ -1,6 +1,7 @@
 // EngineMessage: what the engine's components hand each other through a queue between processes
 // (Redis Streams, stream_queue.h), as bytes: a dispatch (scheduler → fetcher), a fetched page
-// (fetcher → processor) and a process output (processor → scheduler and result worker).
+// (fetcher → processor), a process output (processor → scheduler and result worker) and a
+// parked task (fetcher → scheduler, beside the outputs: a task of a host it gave up on).
 //
 //   std::string bytes = encode_dispatch(d);
 //   Dispatch back = decode_dispatch(bytes);          // InvalidArgumentError when malformed
@@ -18,6 +19,8 @@
 // dead-letter stream rather than retrying it.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,5 +44,26 @@ FetchedTask decode_fetched(std::string_view bytes);
 
 std::string encode_output(const ProcessOutput& output);
 ProcessOutput decode_output(std::string_view bytes);
+
+// A dispatched task that the fetcher did not fetch because its host is unavailable (its
+// robots.txt could not be fetched, fetch_stage.h): the scheduler takes it back untried
+// (Scheduler::release), as the embedded engine parks it.
+struct ParkedTask {
+  std::string project;
+  std::string taskid;
+  uint64_t token = 0;  // the dispatch's
+  std::string host;    // host:port
+  std::string reason;  // UnavailableHost's kind and message
+};
+
+std::string encode_parked(const ParkedTask& parked);
+ParkedTask decode_parked(std::string_view bytes);
+
+// Which message `bytes` holds, by its tag alone (its decoder checks the rest): a stream that
+// carries two kinds (the outcome stream: outputs and parked tasks) picks the decoder so.
+// Nullopt for bytes that are not an engine message or of a kind this squall does not know;
+// decoding them says why.
+enum class EngineMessageKind { Dispatch, Fetched, Output, Parked };
+std::optional<EngineMessageKind> engine_message_kind(std::string_view bytes) noexcept;
 
 }  // namespace squall
