@@ -136,8 +136,13 @@ int run_component(const ComponentCommand& c, std::ostream& err) {
       << (c.role == "scheduler"   ? " dispatches"
           : c.role == "fetcher"   ? " pages fetched"
           : c.role == "processor" ? " pages processed"
-                                  : " results stored")
-      << "\n";
+                                  : " results stored");
+  if (summary.parked > 0)
+    err << " (" << summary.parked
+        << (c.role == "fetcher" ? " tasks of hosts given up on handed back untried"
+                                : " tasks of hosts given up on parked")
+        << ")";
+  err << "\n";
   return summary.stopped ? kInterrupted : kDone;
 }
 

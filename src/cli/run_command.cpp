@@ -159,9 +159,6 @@ Task<ClusterNodeSummary> run_node(ClusterOptions o, PythonRuntime& runtime,
 int run_on_redis(const RunCommand& c, PythonRuntime& runtime, Loop& loop, std::ostream& err,
                  bool err_is_tty) {
   const std::string& project = runtime.project();
-  if (!runtime.cron_jobs().empty())
-    err << "squall run: --redis: the project's @every jobs do not run across machines yet (run "
-           "it without --redis for them); the run ends once what on_start asks for is done\n";
   ClusterOptions o;
   o.redis = c.redis;
   o.ns = c.ns;
