@@ -10,9 +10,10 @@
 // As in pyspider, ticks are whole Unix seconds, and a job of interval N runs at the ticks that
 // are multiples of N (every(3600) runs on the hour). The engine sends a project the
 // "_on_cronjob" task when one of its jobs is due (never stored by the embedded engine; over
-// Redis, the last tick is kept in the store, cluster.h); the processor runs each job that is. Unlike pyspider, which counts ticks one second at a time and so, behind
-// after a pause, sends every tick it missed, a tick here carries the one before it: a job runs
-// once when any multiple of its interval passed since, not once for each.
+// Redis, the last tick is kept in the store, cluster.h); the processor runs each job that is.
+// Unlike pyspider, which counts ticks one second at a time and so, behind after a pause, sends
+// every tick it missed, a tick here carries the one before it: a job runs once when any multiple of
+// its interval passed since, not once for each.
 #pragma once
 
 #include <cstdint>
