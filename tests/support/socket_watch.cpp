@@ -44,6 +44,14 @@ Peer decode(const std::string& hex_address, bool v6) {
   return p;
 }
 
+// Chromium's host resolver learns whether IPv6 (or IPv4) is routable beyond this machine by
+// connecting a UDP socket to 2001:4860:4860::8888 (or 8.8.8.8), port 443, and reading the local
+// address the kernel picked: a UDP connect sends no datagram, so it reaches nothing. It does so
+// even for pages on 127.0.0.1, under any host-resolver rules.
+bool reachability_probe(const std::string& hex_address) {
+  return hex_address == "60480120000060480000000088880000:01BB" || hex_address == "08080808:01BB";
+}
+
 }  // namespace
 
 std::vector<pid_t> process_group_members(pid_t pgid) {
@@ -118,7 +126,8 @@ void SocketWatch::sample() {
       bool v6 = std::string_view(table).ends_with('6');
       Peer peer = decode(remote, v6);
       if (peer.text.find(":0") != peer.text.size() - 2) any_peer = true;
-      if (peer.local) continue;
+      if (peer.local || (!std::string_view(table).starts_with("tcp") && reachability_probe(remote)))
+        continue;
       std::string what = std::string(table) + " " + peer.text;
       std::lock_guard lock(mutex_);
       if (seen_.insert(what).second) outside_.push_back(what);
