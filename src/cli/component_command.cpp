@@ -58,13 +58,8 @@ int run_component(const ComponentCommand& c, std::ostream& err) {
   o.hosts.obey_robots = !c.ignore_robots;
   o.lease = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(c.lease));
   o.max_deliveries = c.max_deliveries;
-  // An outcome that never comes is a push lost in a Redis crash (cluster.h): nothing else
-  // brings the task back. Four leases cover a task that met a dead component at each of its
-  // streams (fetch, process, outcome: one lease each before another takes it) and its fetch;
-  // two minutes at least, because a task also waits its turn in the fetch stream, and a task
-  // dispatched again too early is only fetched twice.
   o.scheduler.processing_timeout =
-      c.processing_timeout > 0 ? c.processing_timeout : std::max(4 * c.lease, 120.0);
+      c.processing_timeout > 0 ? c.processing_timeout : processing_timeout_for(o.lease);
   o.exit_when_done = !c.keep_running;
 
   Loop loop;

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <ostream>
+#include <utility>
 
 #include "squall/browser/browser_pool.h"
 #include "squall/browser/chromium.h"
@@ -36,25 +38,22 @@ Duration seconds_of(double s) {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
 }
 
-struct Outcome {
-  EngineSummary summary;
-  CounterValues totals{};  // the project's tasks by state at the end
-  bool timed_out = false;
-};
-
-Task<Outcome> run_engine(Engine& engine, const std::string& project,
-                         std::optional<double> timeout) {
-  Outcome outcome;
+// `work` until it ends; after `timeout` seconds `stop` is called (and `timed_out` set), and
+// `work` still runs to its end.
+template <class T>
+Task<T> within(Task<T> work, std::optional<double> timeout, bool& timed_out,
+               std::function<void()> stop) {
   std::optional<TaskHandle<void>> timer;
   if (timeout)
-    timer.emplace(spawn([](Engine& e, double limit, bool& flag) -> Task<void> {
+    timer.emplace(spawn([](double limit, bool& flag, std::function<void()> stop) -> Task<void> {
       co_await sleep(seconds_of(limit));
       flag = true;
-      e.stop();
-    }(engine, *timeout, outcome.timed_out)));
+      stop();
+    }(*timeout, timed_out, std::move(stop))));
   std::exception_ptr failure;
+  std::optional<T> value;
   try {
-    outcome.summary = co_await engine.run();
+    value.emplace(co_await std::move(work));
   } catch (...) {
     failure = std::current_exception();
   }
@@ -63,34 +62,91 @@ Task<Outcome> run_engine(Engine& engine, const std::string& project,
     co_await timer->join();
   }
   if (failure) std::rethrow_exception(failure);
-  if (Scheduler* s = engine.scheduler())
-    if (const TaskCounters* c = s->project_counters(project)) outcome.totals = c->totals();
-  co_return outcome;
+  co_return std::move(*value);
 }
 
-void print_summary(const Outcome& o, int signal, std::ostream& err) {
-  const EngineSummary& s = o.summary;
-  long long secs = std::llround(s.seconds);
+// The project's tasks by state, as a scheduler counts them (zeros without one).
+CounterValues counts_of(const Scheduler* s, const std::string& project) {
+  const TaskCounters* counters = s ? s->project_counters(project) : nullptr;
+  return counters ? counters->totals() : CounterValues{};
+}
+
+// On a terminal, the project's counts and what is in flight, redrawn ten times a second until
+// stop(), which clears the line.
+class ProgressLine {
+ public:
+  using Read = std::function<std::pair<CounterValues, size_t>()>;  // counts, in flight
+
+  ProgressLine(std::ostream& err, bool shown, std::string project, Read read)
+      : err_(err),
+        project_(std::move(project)),
+        read_(std::move(read)),
+        started_(std::chrono::steady_clock::now()),
+        timer_([this] { draw(); }, std::chrono::milliseconds(100)) {
+    if (shown) timer_.start();
+  }
+
+  void stop() {
+    timer_.stop();
+    if (drawn_) err_ << "\r\033[K";
+    drawn_ = false;
+  }
+
+ private:
+  void draw() {
+    auto [all, in_flight] = read_();
+    double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "\r\033[K%s  active %lld  success %lld  failed %lld  in flight %zu  %.0fs",
+                  project_.c_str(), static_cast<long long>(all[0]), static_cast<long long>(all[1]),
+                  static_cast<long long>(all[3]), in_flight, secs);
+    err_ << line << std::flush;
+    drawn_ = true;
+  }
+
+  std::ostream& err_;
+  std::string project_;
+  Read read_;
+  std::chrono::steady_clock::time_point started_;
+  bool drawn_ = false;
+  PeriodicCallback timer_;
+};
+
+// The summary's first line: how the run ended, after how long, having processed how many tasks.
+void print_ending(double seconds, uint64_t processed, int signal, bool timed_out,
+                  std::ostream& err) {
+  long long secs = std::llround(seconds);
   if (signal)
     err << "Stopped after " << secs << " seconds (" << signal_name(signal) << ")";
-  else if (o.timed_out)
+  else if (timed_out)
     err << "Timed out after " << secs << " seconds (--timeout)";
   else
     err << "Done in " << secs << " seconds";
-  err << ", processed " << s.dispatched << " tasks.\n";
+  err << ", processed " << processed << " tasks.\n";
+}
+
+// The summary's last lines: the project's tasks in the store, and how to resume a cut run.
+void print_store(const CounterValues& totals, uint64_t parked, bool cut, std::ostream& err) {
+  auto count = [&](CounterKind k) { return totals[static_cast<size_t>(k)]; };
+  err << "  in the store: " << count(CounterKind::Success) << " success, "
+      << count(CounterKind::Failed) << " failed or bad, " << count(CounterKind::Pending)
+      << " active\n";
+  if (parked > 0)
+    err << "  " << parked << " tasks of unavailable hosts stay active for the next run\n";
+  if (count(CounterKind::Pending) > 0 && cut) err << "  run the same command again to resume\n";
+}
+
+void print_summary(const EngineSummary& s, const CounterValues& totals, int signal, bool timed_out,
+                   std::ostream& err) {
+  print_ending(s.seconds, s.dispatched, signal, timed_out, err);
   err << "  ok: " << s.succeeded << ", failed: " << s.failed << ", results: " << s.results
       << ", new tasks: " << s.follows;
   if (s.seconds > 0)
     err << ", " << std::llround(static_cast<double>(s.dispatched) / s.seconds) << " tasks/s";
   err << "\n";
-  auto count = [&](CounterKind k) { return o.totals[static_cast<size_t>(k)]; };
-  err << "  in the store: " << count(CounterKind::Success) << " success, "
-      << count(CounterKind::Failed) << " failed or bad, " << count(CounterKind::Pending)
-      << " active\n";
-  if (s.parked > 0)
-    err << "  " << s.parked << " tasks of unavailable hosts stay active for the next run\n";
-  if (count(CounterKind::Pending) > 0 && (signal || o.timed_out))
-    err << "  run the same command again to resume\n";
+  print_store(totals, s.parked, signal || timed_out, err);
 }
 
 // --debug: one fetch and one callback (control/debug_step.h), printed; no store.
@@ -128,32 +184,6 @@ Task<int> debug_step(PythonRuntime& runtime, const RunCommand& c, std::ostream& 
   co_return step.ok() ? kDone : kCouldNotRun;
 }
 
-// The node until it ends, or --timeout sets `stop` (and `timed_out`).
-Task<ClusterNodeSummary> run_node(ClusterOptions o, PythonRuntime& runtime,
-                                  std::optional<double> timeout, bool& timed_out, Event& stop) {
-  std::optional<TaskHandle<void>> timer;
-  if (timeout)
-    timer.emplace(spawn([](double limit, bool& flag, Event& ev) -> Task<void> {
-      co_await sleep(seconds_of(limit));
-      flag = true;
-      ev.set();
-    }(*timeout, timed_out, stop)));
-  std::exception_ptr failure;
-  ClusterNodeSummary summary;
-  std::vector<ProjectRuntime*> projects(1, &runtime);
-  try {
-    summary = co_await run_cluster_node(std::move(o), std::move(projects), stop);
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  if (timer) {
-    timer->kill();
-    co_await timer->join();
-  }
-  if (failure) std::rethrow_exception(failure);
-  co_return summary;
-}
-
 // --redis: the four components on this loop (cluster_node.h), with the run's progress line,
 // signals, time limit and summary.
 int run_on_redis(const RunCommand& c, PythonRuntime& runtime, Loop& loop, std::ostream& err,
@@ -171,6 +201,7 @@ int run_on_redis(const RunCommand& c, PythonRuntime& runtime, Loop& loop, std::o
   o.hosts.delay = c.delay;
   o.hosts.obey_robots = !c.ignore_robots;
   o.lease = seconds_of(c.lease);
+  o.scheduler.processing_timeout = processing_timeout_for(o.lease);
   std::unique_ptr<browser::BrowserPool> browsers;
   if (!browser::find_chromium().empty()) {
     browser::BrowserPoolOptions b;
@@ -181,12 +212,8 @@ int run_on_redis(const RunCommand& c, PythonRuntime& runtime, Loop& loop, std::o
   // The scheduler while it runs, and its counts as it ended.
   const Scheduler* live = nullptr;
   CounterValues totals{};
-  auto counts_of = [&project](const Scheduler* s) {
-    const TaskCounters* counters = s ? s->project_counters(project) : nullptr;
-    return counters ? counters->totals() : CounterValues{};
-  };
   o.on_scheduler = [&](const Scheduler* s) {
-    if (!s) totals = counts_of(live);
+    if (!s) totals = counts_of(live, project);
     live = s;
   };
 
@@ -202,60 +229,31 @@ int run_on_redis(const RunCommand& c, PythonRuntime& runtime, Loop& loop, std::o
     stop.set();
   });
 
-  bool tty = err_is_tty && !c.quiet;
-  bool drawn = false;
-  auto started = std::chrono::steady_clock::now();
-  PeriodicCallback progress(
-      [&] {
-        // Once the scheduler ended, its last counts while the others leave.
-        CounterValues all = live ? counts_of(live) : totals;
-        size_t in_flight = live ? live->held(project).in_work : 0;
-        double secs =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        char line[200];
-        std::snprintf(line, sizeof line,
-                      "\r\033[K%s  active %lld  success %lld  failed %lld  in flight %zu  %.0fs",
-                      project.c_str(), static_cast<long long>(all[0]),
-                      static_cast<long long>(all[1]), static_cast<long long>(all[3]), in_flight,
-                      secs);
-        err << line << std::flush;
-        drawn = true;
-      },
-      std::chrono::milliseconds(100));
-  if (tty) progress.start();
-
+  // Once the scheduler ended, its last counts while the others leave.
+  ProgressLine progress(err, err_is_tty && !c.quiet, project, [&] {
+    return std::pair(live ? counts_of(live, project) : totals,
+                     live ? live->held(project).in_work : 0);
+  });
   ClusterNodeSummary s;
   try {
-    s = run_sync(run_node(o, runtime, c.timeout, timed_out, stop));
+    std::vector<ProjectRuntime*> projects(1, &runtime);
+    s = run_sync(within(run_cluster_node(std::move(o), std::move(projects), stop), c.timeout,
+                        timed_out, [&stop] { stop.set(); }));
   } catch (const std::exception& e) {
     progress.stop();
-    if (drawn) err << "\r\033[K";
     err << "squall run: " << e.what() << "\n";
     return dynamic_cast<const InvalidArgumentError*>(&e) ? kUsage : kCouldNotRun;
   }
   progress.stop();
-  if (drawn) err << "\r\033[K";
   if (!c.quiet) {
-    long long secs = std::llround(s.seconds);
-    if (signal_seen)
-      err << "Stopped after " << secs << " seconds (" << signal_name(signal_seen) << ")";
-    else if (timed_out)
-      err << "Timed out after " << secs << " seconds (--timeout)";
-    else
-      err << "Done in " << secs << " seconds";
-    err << ", processed " << s.scheduler.handled << " tasks.\n";
+    print_ending(s.seconds, s.scheduler.handled, signal_seen, timed_out, err);
     err << "  in this process: fetched " << s.fetcher.handled << ", processed "
         << s.processor.handled << ", results stored " << s.result_worker.handled;
     if (s.seconds > 0)
       err << ", " << std::llround(static_cast<double>(s.scheduler.handled) / s.seconds)
           << " tasks/s";
     err << "\n";
-    auto count = [&](CounterKind k) { return totals[static_cast<size_t>(k)]; };
-    err << "  in the store: " << count(CounterKind::Success) << " success, "
-        << count(CounterKind::Failed) << " failed or bad, " << count(CounterKind::Pending)
-        << " active\n";
-    if (count(CounterKind::Pending) > 0 && (signal_seen || timed_out))
-      err << "  run the same command again to resume\n";
+    print_store(totals, 0, signal_seen || timed_out, err);
   }
   if (signal_seen) return 128 + signal_seen;
   return timed_out ? kTimedOut : kDone;
@@ -368,40 +366,21 @@ int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool 
     engine.stop();
   });
 
-  bool tty = err_is_tty && !c.quiet;
-  bool drawn = false;
-  auto started = std::chrono::steady_clock::now();
-  PeriodicCallback progress(
-      [&] {
-        Scheduler* s = engine.scheduler();
-        const TaskCounters* counters = s ? s->project_counters(project) : nullptr;
-        CounterValues all = counters ? counters->totals() : CounterValues{};
-        double secs =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        char line[200];
-        std::snprintf(line, sizeof line,
-                      "\r\033[K%s  active %lld  success %lld  failed %lld  in flight %zu  %.0fs",
-                      project.c_str(), static_cast<long long>(all[0]),
-                      static_cast<long long>(all[1]), static_cast<long long>(all[3]),
-                      engine.in_flight(), secs);
-        err << line << std::flush;
-        drawn = true;
-      },
-      std::chrono::milliseconds(100));
-  if (tty) progress.start();
-
-  Outcome outcome;
+  ProgressLine progress(err, err_is_tty && !c.quiet, project, [&] {
+    return std::pair(counts_of(engine.scheduler(), project), engine.in_flight());
+  });
+  EngineSummary summary;
+  bool timed_out = false;
   try {
-    outcome = run_sync(run_engine(engine, project, c.timeout));
+    summary = run_sync(within(engine.run(), c.timeout, timed_out, [&engine] { engine.stop(); }));
   } catch (const std::exception& e) {
     progress.stop();
-    if (drawn) err << "\r\033[K";
     err << "squall run: " << e.what() << "\n";
     return dynamic_cast<const InvalidArgumentError*>(&e) ? kUsage : kCouldNotRun;
   }
   progress.stop();
-  if (drawn) err << "\r\033[K";
-  if (!c.quiet) print_summary(outcome, signal_seen, err);
+  if (!c.quiet)
+    print_summary(summary, counts_of(engine.scheduler(), project), signal_seen, timed_out, err);
   if (control) {
     // The results stay browsable until Ctrl-C; the exit status is the run's.
     run_ended = true;
@@ -414,7 +393,7 @@ int run_project(const RunCommand& c, std::ostream& out, std::ostream& err, bool 
     }(*control, leave, !c.exit_when_done && !signal_seen, err));
   }
   if (signal_seen) return 128 + signal_seen;
-  return outcome.timed_out ? kTimedOut : kDone;
+  return timed_out ? kTimedOut : kDone;
 }
 
 }  // namespace squall::cli

@@ -517,6 +517,10 @@ Task<void> start_over_claimed(EngineStore& store, const std::vector<ProjectRunti
 
 }  // namespace
 
+double processing_timeout_for(Duration lease) {
+  return std::max(4 * std::chrono::duration<double>(lease).count(), 120.0);
+}
+
 Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntime*> projects,
                                      Event& stop) {
   if (o.taskdb.empty() && !o.store)

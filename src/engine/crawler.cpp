@@ -475,8 +475,7 @@ struct Crawler::State {
     c.concurrency = o.concurrency;
     c.lease = o.lease;
     c.scheduler.pause.failures = 0;  // as in the embedded crawl
-    // As `squall scheduler`'s default (component_command.cpp): four leases, two minutes at least.
-    c.scheduler.processing_timeout = std::max(4 * seconds_of(o.lease), 120.0);
+    c.scheduler.processing_timeout = processing_timeout_for(o.lease);
     c.fetcher = fetcher_options();
     c.hosts = host_options();
     c.on_scheduler = [this](const Scheduler* scheduler) {

@@ -162,6 +162,12 @@ struct ClusterOptions {
   std::function<void(const Scheduler*)> on_scheduler;
 };
 
+// The scheduler's processing timeout for components holding what they take for `lease` (above):
+// four leases, a task meeting at most one per stream at a dead component (fetch, process,
+// outcome) and one for its fetch; two minutes at least, because a task also waits its turn in the
+// fetch stream, and one dispatched again too early is only fetched twice. Seconds.
+double processing_timeout_for(Duration lease);
+
 // What a component did, when it returns.
 struct ComponentSummary {
   uint64_t handled = 0;  // dispatches, pages fetched, pages processed or results stored
