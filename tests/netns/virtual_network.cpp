@@ -23,7 +23,8 @@ namespace squall::test {
 
 namespace {
 
-constexpr const char* kIp = "/sbin/ip";  // iproute2's, on merged and split /usr alike
+constexpr const char* kIp = "/sbin/ip";               // iproute2's, on merged and split /usr alike
+constexpr const char* kNsenter = "/usr/bin/nsenter";  // util-linux's, in every Debian
 constexpr const char* kRunPrefix = "squall-netns-";
 constexpr const char* kSwitch = "switch";
 constexpr const char* kBridge = "br0";
@@ -39,8 +40,17 @@ constexpr const char* kCleanup =
     "  done\n"
     "}\n";
 
+// `ip -n NS ...` runs as nsenter runs `ip ...` in NS's network namespace: `ip -n` also remounts
+// /sys in a mount namespace of its own, which fails where / is not a mount point (a chroot, as
+// make fresh-check's), and netlink needs only the network namespace.
 CommandResult ip(std::vector<std::string> args) {
-  args.insert(args.begin(), kIp);
+  if (args.size() > 1 && args[0] == "-n") {
+    std::string ns = "--net=/run/netns/" + args[1];
+    args.erase(args.begin(), args.begin() + 2);
+    args.insert(args.begin(), {kNsenter, ns, kIp});
+  } else {
+    args.insert(args.begin(), kIp);
+  }
   return run_command(args, "/");
 }
 
