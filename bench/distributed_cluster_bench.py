@@ -14,7 +14,8 @@ one's exit), and for the cluster Redis' CPU per page (INFO's used_cpu_sys + used
 the Redis commands its clients sent per page (MONITOR, in a second, smaller run: commands run by
 Lua scripts are left out, so this counts round trips), by command and script (its first key).
 Logged besides: each process' CPU per page (user + sys, from wait4), which other programs'
-load changes less than pages/s, and when each process ended.
+load changes less than pages/s, when each process ended, and how many of the machine's cores
+were busy meanwhile (/proc/stat: every program on it) against the cores these processes used.
 
 Then scaling: a site whose every answer waits 20 ms (a small asyncio server of this script, on
 core 1), crawled by the cluster with 1, 2 and 4 fetcher processes of 4 fetches each (per host 64,
@@ -105,8 +106,20 @@ class Postgres:
         self.url = f"postgresql://bench@127.0.0.1:{self.port}/postgres"
 
 
+def machine_ticks():
+    """(busy, all) clock ticks of every core since boot, from /proc/stat's first line."""
+    with open("/proc/stat") as f:
+        ticks = [int(t) for t in f.readline().split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    return sum(ticks) - idle, sum(ticks)
+
+
 def timed(argvs, work, limit=900):
-    """Starts every argv at once; waits for all. (seconds, [CPU seconds of each, user + sys])."""
+    """Starts every argv at once; waits for all. (seconds, [CPU seconds of each, user + sys]).
+    Logs how busy the machine's cores were meanwhile, by every program on it, against what these
+    processes used: a figure taken on cores that others kept busy is the machine's limit, not
+    the engine's."""
+    busy0, all0 = machine_ticks()
     start = time.monotonic()
     procs = []
     for i, argv in enumerate(argvs):
@@ -137,6 +150,11 @@ def timed(argvs, work, limit=900):
         for _, err in procs:
             err.close()
     seconds = time.monotonic() - start
+    busy1, all1 = machine_ticks()
+    cores = os.cpu_count() or 1
+    machine = (busy1 - busy0) / max(1, all1 - all0) * cores
+    log(f"machine: {machine:.2f} of {cores} cores busy over {seconds:.2f} s (every program), "
+        f"{sum(cpu) / seconds:.2f} by these processes")
     if len(procs) > 1:
         log("processes ended at " + ", ".join(f"{e:.2f}" for e in ended) + " s")
     for i, (p, _) in enumerate(procs):
@@ -303,17 +321,22 @@ def scaling_part(squall, work, pages):
         rates, fetching = {}, {}
         for n in (1, 2, 4):
             site_stats(port)
+            redis_cpu = redis.cpu()
+            began = time.monotonic()
             # --per-host holds across the fetchers together: high enough not to be the limit.
             seconds, cpu = timed(cluster_argvs(squall, redis, pg, f"scale{n}", n, 4, 64), work)
             rates[n] = pages / seconds
             # The fetchers' own rate, from the site's first request to its last answer: what
             # the processes' start and their noticing the end (a constant) leave out.
             stats = site_stats(port)
+            redis_cpu = redis.cpu() - redis_cpu
             fetching[n] = stats["requests"] / (stats["last"] - stats["first"])
             log(f"scaling: {n} fetcher(s) of 4: {rates[n]:.1f} pages/s "
                 f"({rates[n] / rates[1]:.2f}x one), fetching {fetching[n]:.1f} pages/s "
                 f"({fetching[n] / fetching[1]:.2f}x one) over {stats['last'] - stats['first']:.2f}"
-                f" of {seconds:.2f} s; CPU us/page: {per_page_cpu(cluster_names(n), cpu, pages)}")
+                f" of {seconds:.2f} s (first request at {stats['first'] - began:.2f} s, last answer "
+                f"{began + seconds - stats['last']:.2f} s before the end); CPU us/page: {per_page_cpu(cluster_names(n), cpu, pages)}, "
+                f"Redis {redis_cpu * 1e6 / pages:.0f}")
         cases = []
         for n in (1, 2, 4):
             cases.append({"case": f"cluster, site answering in 20 ms, {pages} pages: {n} fetcher "
