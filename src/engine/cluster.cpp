@@ -459,12 +459,16 @@ Task<void> schedule(SchedulerProcess& p, EngineStore& store) {
         if (o.exit_when_done && !cron.has_jobs()) break;
       }
       // Nothing to dispatch now: an outcome, a due task or tick, or room in the fetch stream
-      // changes it.
+      // changes it. While the fetch stream is full only room (or a tick) does: what the
+      // scheduler has ready is due now, and waiting for it would spin on room().
       wake.clear();
       Duration wait = kTakeBlock;
-      if (room == 0) wait = kRoomPoll;
-      std::optional<double> at = scheduler.next_wake();
-      if (std::optional<double> tick = cron.next_tick()) at = at ? std::min(*at, *tick) : *tick;
+      std::optional<double> at = cron.next_tick();
+      if (room == 0) {
+        wait = kRoomPoll;
+      } else if (std::optional<double> due = scheduler.next_wake()) {
+        at = at ? std::min(*at, *due) : *due;
+      }
       if (at)
         wait = std::min(wait, std::chrono::duration_cast<Duration>(std::chrono::duration<double>(
                                   std::max(0.0, *at - scheduler.now()))));
