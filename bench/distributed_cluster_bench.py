@@ -13,8 +13,8 @@ on the crawl suite's site (scripts/gensite.py, --site-pages pages, served by ngi
 one's exit), and for the cluster Redis' CPU per page (INFO's used_cpu_sys + used_cpu_user) and
 the Redis commands its clients sent per page (MONITOR, in a second, smaller run: commands run by
 Lua scripts are left out, so this counts round trips), by command and script (its first key).
-Logged besides: each process' CPU per page (user + sys, from wait4), which other programs'
-load changes less than pages/s, when each process ended, and how many of the machine's cores
+Logged besides: each process' CPU per page (user + sys, from wait4) and PostgreSQL's (/proc),
+which other programs' load changes less than pages/s, when each process ended, and how many of the machine's cores
 were busy meanwhile (/proc/stat: every program on it) against the cores these processes used.
 
 Then scaling: a site whose every answer waits 20 ms (a small asyncio server of this script, on
@@ -104,6 +104,31 @@ class Postgres:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         wait_for_port(self.port, self.process, "postgres")
         self.url = f"postgresql://bench@127.0.0.1:{self.port}/postgres"
+
+    def cpu(self):
+        """CPU seconds the server used so far: the postmaster's, its live processes' and (in
+        the postmaster's children's times) those of the sessions that ended."""
+        tick = os.sysconf("SC_CLK_TCK")
+
+        def times(pid, children):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                return 0.0, None
+            # After the name: state ppid ... utime(12) stime(13) cutime(14) cstime(15).
+            used = int(fields[11]) + int(fields[12])
+            if children:
+                used += int(fields[13]) + int(fields[14])
+            return used / tick, int(fields[1])
+        root = self.process.pid
+        total = times(root, True)[0]
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and int(entry) != root:
+                used, parent = times(int(entry), False)
+                if parent == root:
+                    total += used
+        return total
 
 
 def machine_ticks():
@@ -234,11 +259,12 @@ def crawl_part(squall, work, pages):
         log(f"embedded: {pages / embedded:.1f} pages/s, CPU us/page: "
             f"{per_page_cpu(['squall run'], embedded_cpu, pages)}")
         log("cluster: scheduler, 1 fetcher, processor, result worker")
-        cpu = redis.cpu()
+        cpu, pg_cpu = redis.cpu(), pg.cpu()
         cluster, cluster_cpu = timed(cluster_argvs(squall, redis, pg, "one", 1, 64, 64), work)
-        redis_cpu = redis.cpu() - cpu
+        redis_cpu, pg_cpu = redis.cpu() - cpu, pg.cpu() - pg_cpu
         log(f"cluster: {pages / cluster:.1f} pages/s ({pages / cluster / (pages / embedded):.2f}x "
-            f"embedded), Redis CPU {redis_cpu * 1e6 / pages:.1f} us/page")
+            f"embedded), Redis CPU {redis_cpu * 1e6 / pages:.1f} us/page, PostgreSQL CPU "
+            f"{pg_cpu * 1e6 / pages:.1f} us/page")
         log(f"cluster: CPU us/page: {per_page_cpu(cluster_names(1), cluster_cpu, pages)}, "
             f"all {sum(cluster_cpu) * 1e6 / pages:.0f}")
         small = min(pages, 1000)
