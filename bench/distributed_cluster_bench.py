@@ -13,8 +13,9 @@ on the crawl suite's site (scripts/gensite.py, --site-pages pages, served by ngi
 one's exit), and for the cluster Redis' CPU per page (INFO's used_cpu_sys + used_cpu_user) and
 the Redis commands its clients sent per page (MONITOR, in a second, smaller run: commands run by
 Lua scripts are left out, so this counts round trips), by command and script (its first key).
-Logged besides: each process' CPU per page (user + sys, from wait4), which other programs'
-load changes less than pages/s, and when each process ended.
+Logged besides: each process' CPU per page (user + sys, from wait4) and PostgreSQL's (/proc),
+which other programs' load changes less than pages/s, when each process ended, and how many of the machine's cores
+were busy meanwhile (/proc/stat: every program on it) against the cores these processes used.
 
 Then scaling: a site whose every answer waits 20 ms (a small asyncio server of this script, on
 core 1), crawled by the cluster with 1, 2 and 4 fetcher processes of 4 fetches each (per host 64,
@@ -104,9 +105,46 @@ class Postgres:
         wait_for_port(self.port, self.process, "postgres")
         self.url = f"postgresql://bench@127.0.0.1:{self.port}/postgres"
 
+    def cpu(self):
+        """CPU seconds the server used so far: the postmaster's, its live processes' and (in
+        the postmaster's children's times) those of the sessions that ended."""
+        tick = os.sysconf("SC_CLK_TCK")
+
+        def times(pid, children):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                return 0.0, None
+            # After the name: state ppid ... utime(12) stime(13) cutime(14) cstime(15).
+            used = int(fields[11]) + int(fields[12])
+            if children:
+                used += int(fields[13]) + int(fields[14])
+            return used / tick, int(fields[1])
+        root = self.process.pid
+        total = times(root, True)[0]
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and int(entry) != root:
+                used, parent = times(int(entry), False)
+                if parent == root:
+                    total += used
+        return total
+
+
+def machine_ticks():
+    """(busy, all) clock ticks of every core since boot, from /proc/stat's first line."""
+    with open("/proc/stat") as f:
+        ticks = [int(t) for t in f.readline().split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    return sum(ticks) - idle, sum(ticks)
+
 
 def timed(argvs, work, limit=900):
-    """Starts every argv at once; waits for all. (seconds, [CPU seconds of each, user + sys])."""
+    """Starts every argv at once; waits for all. (seconds, [CPU seconds of each, user + sys]).
+    Logs how busy the machine's cores were meanwhile, by every program on it, against what these
+    processes used: a figure taken on cores that others kept busy is the machine's limit, not
+    the engine's."""
+    busy0, all0 = machine_ticks()
     start = time.monotonic()
     procs = []
     for i, argv in enumerate(argvs):
@@ -137,6 +175,11 @@ def timed(argvs, work, limit=900):
         for _, err in procs:
             err.close()
     seconds = time.monotonic() - start
+    busy1, all1 = machine_ticks()
+    cores = os.cpu_count() or 1
+    machine = (busy1 - busy0) / max(1, all1 - all0) * cores
+    log(f"machine: {machine:.2f} of {cores} cores busy over {seconds:.2f} s (every program), "
+        f"{sum(cpu) / seconds:.2f} by these processes")
     if len(procs) > 1:
         log("processes ended at " + ", ".join(f"{e:.2f}" for e in ended) + " s")
     for i, (p, _) in enumerate(procs):
@@ -216,11 +259,12 @@ def crawl_part(squall, work, pages):
         log(f"embedded: {pages / embedded:.1f} pages/s, CPU us/page: "
             f"{per_page_cpu(['squall run'], embedded_cpu, pages)}")
         log("cluster: scheduler, 1 fetcher, processor, result worker")
-        cpu = redis.cpu()
+        cpu, pg_cpu = redis.cpu(), pg.cpu()
         cluster, cluster_cpu = timed(cluster_argvs(squall, redis, pg, "one", 1, 64, 64), work)
-        redis_cpu = redis.cpu() - cpu
+        redis_cpu, pg_cpu = redis.cpu() - cpu, pg.cpu() - pg_cpu
         log(f"cluster: {pages / cluster:.1f} pages/s ({pages / cluster / (pages / embedded):.2f}x "
-            f"embedded), Redis CPU {redis_cpu * 1e6 / pages:.1f} us/page")
+            f"embedded), Redis CPU {redis_cpu * 1e6 / pages:.1f} us/page, PostgreSQL CPU "
+            f"{pg_cpu * 1e6 / pages:.1f} us/page")
         log(f"cluster: CPU us/page: {per_page_cpu(cluster_names(1), cluster_cpu, pages)}, "
             f"all {sum(cluster_cpu) * 1e6 / pages:.0f}")
         small = min(pages, 1000)
@@ -303,17 +347,22 @@ def scaling_part(squall, work, pages):
         rates, fetching = {}, {}
         for n in (1, 2, 4):
             site_stats(port)
+            redis_cpu = redis.cpu()
+            began = time.monotonic()
             # --per-host holds across the fetchers together: high enough not to be the limit.
             seconds, cpu = timed(cluster_argvs(squall, redis, pg, f"scale{n}", n, 4, 64), work)
             rates[n] = pages / seconds
             # The fetchers' own rate, from the site's first request to its last answer: what
             # the processes' start and their noticing the end (a constant) leave out.
             stats = site_stats(port)
+            redis_cpu = redis.cpu() - redis_cpu
             fetching[n] = stats["requests"] / (stats["last"] - stats["first"])
             log(f"scaling: {n} fetcher(s) of 4: {rates[n]:.1f} pages/s "
                 f"({rates[n] / rates[1]:.2f}x one), fetching {fetching[n]:.1f} pages/s "
                 f"({fetching[n] / fetching[1]:.2f}x one) over {stats['last'] - stats['first']:.2f}"
-                f" of {seconds:.2f} s; CPU us/page: {per_page_cpu(cluster_names(n), cpu, pages)}")
+                f" of {seconds:.2f} s (first request at {stats['first'] - began:.2f} s, last answer "
+                f"{began + seconds - stats['last']:.2f} s before the end); CPU us/page: {per_page_cpu(cluster_names(n), cpu, pages)}, "
+                f"Redis {redis_cpu * 1e6 / pages:.0f}")
         cases = []
         for n in (1, 2, 4):
             cases.append({"case": f"cluster, site answering in 20 ms, {pages} pages: {n} fetcher "

@@ -290,14 +290,6 @@ std::optional<Message> decoded(const StreamDelivery& entry,
   }
 }
 
-// Whether the store holds this very result for its task already: the same page processed again
-// because a fetcher, a processor or a scheduler was killed with it in hand (the at-least-once
-// delivery's repeats): its line is in the export already.
-Task<bool> already_stored(ResultStore& store, const std::string& project, const TaskResult& r) {
-  std::optional<TaskResult> held = co_await store.result(project, r.taskid);
-  co_return held && held->url == r.url && held->result == r.result;
-}
-
 // Claims `project` for this scheduler, waiting as long as another scheduler holds it (its
 // claim goes with its connection to the store, at its end or its death); false when `stop` came
 // first.
@@ -467,12 +459,16 @@ Task<void> schedule(SchedulerProcess& p, EngineStore& store) {
         if (o.exit_when_done && !cron.has_jobs()) break;
       }
       // Nothing to dispatch now: an outcome, a due task or tick, or room in the fetch stream
-      // changes it.
+      // changes it. While the fetch stream is full only room (or a tick) does: what the
+      // scheduler has ready is due now, and waiting for it would spin on room().
       wake.clear();
       Duration wait = kTakeBlock;
-      if (room == 0) wait = kRoomPoll;
-      std::optional<double> at = scheduler.next_wake();
-      if (std::optional<double> tick = cron.next_tick()) at = at ? std::min(*at, *tick) : *tick;
+      std::optional<double> at = cron.next_tick();
+      if (room == 0) {
+        wait = kRoomPoll;
+      } else if (std::optional<double> due = scheduler.next_wake()) {
+        at = at ? std::min(*at, *due) : *due;
+      }
       if (at)
         wait = std::min(wait, std::chrono::duration_cast<Duration>(std::chrono::duration<double>(
                                   std::max(0.0, *at - scheduler.now()))));
@@ -836,9 +832,11 @@ Task<ComponentSummary> run_processor(ClusterOptions o, std::vector<ProjectRuntim
 namespace {
 
 // Stores what the result stream brings into `store` until the crawl is done or `stop` is set;
-// throws what the store and Redis throw (a lost store's PgError among them). The export is cut
-// back to what `store` committed first, so after a lost store the results not committed then
-// (still pending in the stream) are written once more, and once.
+// throws what the store and Redis throw (a lost store's PgError among them). A batch taken is
+// stored at once (its stored results read in one round trip, upserted in one more), committed
+// with the export's size, then acknowledged. The export is cut back to what `store` committed
+// first, so after a lost store the results not committed then (still pending in the stream) are
+// written once more, and once.
 Task<void> store_results(const ClusterOptions& o, EngineStore& store, StreamQueue& results,
                          RedisClient& redis, ComponentSummary& summary, Event& stop) {
   ResultWorker writer(store, o.jsonl, nullptr, o.export_line);
@@ -852,17 +850,18 @@ Task<void> store_results(const ClusterOptions& o, EngineStore& store, StreamQueu
       continue;
     }
     std::vector<std::string> settled;
+    std::vector<ProjectResult> stored;
     for (const StreamDelivery& entry : batch) {
       std::optional<ProcessOutput> out = decoded(entry, decode_output, "result worker: result");
       if (!out) continue;
       if (out->result) {
-        if (co_await already_stored(store, out->status.project, *out->result))
-          co_await store.upsert(out->status.project, *out->result);
-        else
-          co_await writer.write(out->status.project, *out->result);
+        ProjectResult& r = stored.emplace_back();
+        r.project = std::move(out->status.project);
+        r.result = std::move(*out->result);
       }
       settled.push_back(entry.id);
     }
+    co_await writer.write_batch(std::move(stored));
     co_await writer.checkpoint();
     co_await store.commit();
     co_await results.ack(settled);

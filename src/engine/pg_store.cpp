@@ -69,8 +69,6 @@ constexpr const char* kSchema[] = {
     "CREATE INDEX IF NOT EXISTS squall_results_order ON squall_results(project, ord)",
 };
 
-// Rows a multi-row statement carries (17 parameters each, far below the protocol's 65,535).
-constexpr size_t kRowsPerStatement = 500;
 // Taskids each_taskid reads at a time.
 constexpr size_t kTaskidPage = 10000;
 
@@ -597,6 +595,52 @@ Task<void> PgStore::upsert(std::string project, const TaskResult& r) {
 }
 
 namespace {
+// A result row's parameters (project, taskid, url, result, updatetime), and a task's key's.
+const std::vector<const char*> kResultCasts = {"", "", "", "jsonb", ""};
+const std::vector<const char*> kKeyCasts = {"text", "text"};
+}  // namespace
+
+Task<void> PgStore::upsert_all(std::span<const ProjectResult> batch) {
+  Lock::Guard guard = co_await state_->lock.guard();
+  State& s = *state_;
+  // One row per task, where its first result came (so its order is the same) holding its last
+  // one: a statement may not change one row twice.
+  std::vector<const ProjectResult*> rows;
+  std::unordered_map<std::string, size_t> row_of;
+  rows.reserve(batch.size());
+  for (const ProjectResult& r : batch) {
+    auto [it, fresh] = row_of.try_emplace(key_of(r.project, r.result.taskid), rows.size());
+    if (fresh)
+      rows.push_back(&r);
+    else
+      rows[it->second] = &r;
+  }
+  if (rows.empty()) co_return;
+  co_await s.begin();
+  for (size_t at = 0; at < rows.size(); at += kRowsPerStatement) {
+    size_t n = std::min(kRowsPerStatement, rows.size() - at);
+    std::vector<PgParam> p;
+    p.reserve(n * 5);
+    for (size_t i = at; i < at + n; ++i) {
+      const ProjectResult& r = *rows[i];
+      p.emplace_back(r.project);
+      p.emplace_back(r.result.taskid);
+      p.emplace_back(r.result.url);
+      std::string text;
+      append_json(text, r.result.result);
+      p.emplace_back(std::move(text));
+      p.emplace_back(r.result.updatetime);
+    }
+    std::string sql =
+        "INSERT INTO squall_results(project, taskid, url, result, updatetime) VALUES " +
+        values_list(n, kResultCasts) +
+        " ON CONFLICT (project, taskid) DO UPDATE SET url = excluded.url, result = "
+        "excluded.result, updatetime = excluded.updatetime";
+    co_await s.tx->query(sql, p);
+  }
+}
+
+namespace {
 
 TaskResult result_of(const PgRow& row) {
   TaskResult r;
@@ -621,6 +665,42 @@ Task<std::optional<TaskResult>> PgStore::result(std::string project, std::string
       p);
   std::optional<TaskResult> out;
   if (!r.empty()) out = result_of(r.row(0));
+  co_return out;
+}
+
+Task<std::vector<std::optional<TaskResult>>> PgStore::stored(std::span<const ProjectResult> batch) {
+  Lock::Guard guard = co_await state_->lock.guard();
+  State& s = *state_;
+  std::unordered_map<std::string, TaskResult> found;
+  for (size_t at = 0; at < batch.size(); at += kRowsPerStatement) {
+    size_t n = std::min(kRowsPerStatement, batch.size() - at);
+    std::vector<PgParam> p;
+    p.reserve(n * 2);
+    for (size_t i = at; i < at + n; ++i) {
+      p.emplace_back(batch[i].project);
+      p.emplace_back(batch[i].result.taskid);
+    }
+    std::string sql =
+        "SELECT r.taskid, r.url, r.result, r.updatetime, r.project FROM (VALUES " +
+        values_list(n, kKeyCasts) +
+        ") AS v(project, taskid) JOIN squall_results r ON r.project = v.project AND r.taskid = "
+        "v.taskid";
+    PgResult r = co_await s.q(sql, p);
+    for (PgRow row : r) {
+      TaskResult held = result_of(row);
+      std::string key = key_of(row.get_string(4), held.taskid);
+      found.insert_or_assign(std::move(key), std::move(held));
+    }
+  }
+  std::vector<std::optional<TaskResult>> out;
+  out.reserve(batch.size());
+  for (const ProjectResult& r : batch) {
+    auto it = found.find(key_of(r.project, r.result.taskid));
+    if (it == found.end())
+      out.emplace_back();
+    else
+      out.emplace_back(it->second);
+  }
   co_return out;
 }
 

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstring>
 #include <system_error>
+#include <unordered_map>
 
 #include "squall/core/error.h"
 #include "squall/crawl/jsonl.h"
@@ -73,6 +74,40 @@ Task<void> ResultWorker::write(std::string project, const TaskResult& result) {
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size())
     throw Error(ErrorKind::System, "cannot write " + jsonl_.string() + ": " + std::strerror(errno));
   size_ += line.size();
+}
+
+Task<void> ResultWorker::write_batch(std::vector<ProjectResult> batch) {
+  if (!file_) {
+    co_await store_.upsert_all(batch);
+    written_ += batch.size();
+    co_return;
+  }
+  std::vector<std::optional<TaskResult>> before = co_await store_.stored(batch);
+  // The result each task holds as the batch goes on: the store's, then the batch's own.
+  std::unordered_map<std::string, const TaskResult*> held;
+  std::string lines;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const ProjectResult& r = batch[i];
+    std::string key = r.project;
+    key.push_back('\n');
+    key.append(r.result.taskid);
+    auto [it, fresh] = held.try_emplace(std::move(key), before[i] ? &*before[i] : nullptr);
+    const TaskResult* stored = it->second;
+    it->second = &r.result;
+    if (stored && stored->url == r.result.url && stored->result == r.result.result) continue;
+    ++written_;
+    if (line_) {
+      line_(lines, r.project, r.result, stored);
+    } else {
+      append_json(lines, r.result.to_json());
+      lines += '\n';
+    }
+  }
+  // Stored first: a batch the store refuses leaves no line.
+  co_await store_.upsert_all(batch);
+  if (std::fwrite(lines.data(), 1, lines.size(), file_) != lines.size())
+    throw Error(ErrorKind::System, "cannot write " + jsonl_.string() + ": " + std::strerror(errno));
+  size_ += lines.size();
 }
 
 Task<void> ResultWorker::checkpoint() {

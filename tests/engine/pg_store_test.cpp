@@ -1,7 +1,8 @@
 // PgStore against a real PostgreSQL 15 started for the test: the task store's orders and
 // round trips, writes buffered until commit and gone with the connection before it, bounded
-// buffering, results and projects, a scheduler dispatching over it across a restart, and a
-// project's claim lost with its session or kept across starting over.
+// buffering, results and projects (one by one and in batches, exported once by a result worker), a
+// scheduler dispatching over it across a restart, and a project's claim lost with its session or
+// kept across starting over.
 #include "squall/engine/pg_store.h"
 
 #include <gtest/gtest.h>
@@ -13,9 +14,11 @@
 #include <vector>
 
 #include "squall/core/error.h"
+#include "squall/engine/result_worker.h"
 #include "squall/engine/scheduler.h"
 #include "support/loop_fixture.h"
 #include "support/postgres_server.h"
+#include "support/process.h"
 
 namespace squall {
 namespace {
@@ -173,6 +176,97 @@ TEST_F(PgStoreTest, AResultUpsertedTwiceIsStoredOnceAndKeepsItsFirstPlace) {
   ASSERT_TRUE(one);
   EXPECT_EQ(one->updatetime, 2);
   EXPECT_FALSE(run(store->result("p", "t9")));
+}
+
+std::vector<ProjectResult> result_batch(const std::vector<std::string>& keys, int n) {
+  std::vector<ProjectResult> out;
+  for (const std::string& key : keys) {
+    ProjectResult& r = out.emplace_back();
+    r.project = key.substr(0, key.find('/'));
+    r.result.taskid = key.substr(key.find('/') + 1);
+    r.result.url = "http://h/" + r.result.taskid;
+    r.result.result = json{{"n", n++}};
+  }
+  return out;
+}
+
+TEST_F(PgStoreTest, ABatchOfResultsIsUpsertedInItsOrderATaskGivenTwiceKeepingItsLast) {
+  auto store = open();
+  run(store->upsert("p", TaskResult{"old", "http://h/old", json{{"n", 0}}, 1}));
+  auto batch = result_batch({"p/a", "q/a", "p/old", "p/a", "p/b"}, 1);
+  run(store->upsert_all(batch));
+  run(store->commit());
+  auto p = run(store->results("p", 0, 10));
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].taskid, "old");
+  EXPECT_EQ(p[0].result, (json{{"n", 3}}));
+  EXPECT_EQ(p[1].taskid, "a");
+  EXPECT_EQ(p[1].result, (json{{"n", 4}})) << "the last of the two";
+  EXPECT_EQ(p[2].taskid, "b");
+  auto q = run(store->results("q", 0, 10));
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].result, (json{{"n", 2}}));
+  run(store->upsert_all({}));
+}
+
+TEST_F(PgStoreTest, TheStoredResultsOfABatchComeInItsOrderAcrossStatementsAndProjects) {
+  auto store = open();
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < PgStore::kRowsPerStatement + 20; ++i)
+    keys.push_back(std::string(i % 2 ? "p/" : "q/") + std::to_string(i));
+  auto all = result_batch(keys, 0);
+  std::vector<ProjectResult> every_third;
+  for (size_t i = 0; i < all.size(); i += 3) every_third.push_back(all[i]);
+  run(store->upsert_all(every_third));
+  run(store->commit());
+  all.push_back(all[3]);
+  all.back().project = "elsewhere";
+  auto held = run(store->stored(all));
+  ASSERT_EQ(held.size(), all.size());
+  for (size_t i = 0; i + 1 < all.size(); ++i) {
+    ASSERT_EQ(held[i].has_value(), i % 3 == 0) << i;
+    if (held[i]) {
+      EXPECT_EQ(held[i]->result, all[i].result.result) << i;
+    }
+  }
+  EXPECT_FALSE(held.back()) << "the same taskid in another project";
+  EXPECT_TRUE(run(store->stored({})).empty());
+}
+
+TEST_F(PgStoreTest, AResultWorkersBatchExportsOnlyResultsThatDifferFromWhatTheirTaskHeld) {
+  test::TempDir dir;
+  auto store = open();
+  auto file = dir.path() / "results.jsonl";
+  {
+    ResultWorker writer(*store, file);
+    run(writer.open());
+    run(writer.write_batch(result_batch({"p/a", "p/b"}, 1)));
+    run(writer.checkpoint());
+    run(store->commit());
+  }
+  ResultWorker writer(*store, file);
+  run(writer.open());
+  // a and b again as stored, b twice more in the batch (the second time changed, the third
+  // time as the second), c new.
+  auto batch = result_batch({"p/a", "p/b", "p/b", "p/b", "p/c"}, 0);
+  batch[0].result.result = json{{"n", 1}};
+  batch[1].result.result = json{{"n", 2}};
+  batch[2].result.result = json{{"n", 7}};
+  batch[3].result.result = json{{"n", 7}};
+  run(writer.write_batch(batch));
+  run(writer.checkpoint());
+  run(store->commit());
+  std::string lines = test::read_file(file);
+  std::vector<std::string> got;
+  for (size_t at = 0; at < lines.size();) {
+    size_t end = lines.find('\n', at);
+    got.push_back(json::parse(lines.substr(at, end - at)).at("result").dump());
+    at = end + 1;
+  }
+  EXPECT_EQ(got,
+            (std::vector<std::string>{R"({"n":1})", R"({"n":2})", R"({"n":7})", R"({"n":4})"}));
+  EXPECT_EQ(run(store->result("p", "b"))->result, (json{{"n", 7}}));
+  EXPECT_EQ(run(store->count("p")), 3);
 }
 
 TEST_F(PgStoreTest, ProjectsCountersAndMetaRoundTripWithAnUnlimitedRate) {

@@ -38,6 +38,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ class PgStore final : public EngineStore {
  public:
   // Buffered task writes at which they are sent before commit().
   static constexpr size_t kFlushRows = 1000;
+  // Rows a multi-row statement carries (17 parameters each at most, far below the protocol's
+  // 65,535).
+  static constexpr size_t kRowsPerStatement = 500;
 
   // Connects to `url` (a postgresql:// URL or a conninfo string) and creates the tables when
   // missing; `start_over` drops them first (whatever their layout), and so empties them. Throws
@@ -85,6 +89,11 @@ class PgStore final : public EngineStore {
   // ResultStore
   Task<void> upsert(std::string project, const TaskResult& result) override;
   Task<std::optional<TaskResult>> result(std::string project, std::string taskid) override;
+  // One multi-row statement per kRowsPerStatement results, in the open transaction.
+  Task<void> upsert_all(std::span<const ProjectResult> batch) override;
+  // One SELECT per kRowsPerStatement results.
+  Task<std::vector<std::optional<TaskResult>>> stored(
+      std::span<const ProjectResult> batch) override;
   Task<std::vector<TaskResult>> results(std::string project, size_t offset, size_t limit) override;
   Task<int64_t> count(std::string project) override;
   Task<std::optional<std::string>> meta(std::string key) override;

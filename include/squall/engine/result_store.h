@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ struct TaskResult {
   nlohmann::json to_json() const;
 };
 
+// A result with its project, as the batch calls take them.
+struct ProjectResult {
+  std::string project;
+  TaskResult result;
+};
+
 class ResultStore {
  public:
   virtual ~ResultStore() = default;
@@ -36,6 +43,16 @@ class ResultStore {
   virtual Task<std::vector<TaskResult>> results(std::string project, size_t offset,
                                                 size_t limit) = 0;
   virtual Task<int64_t> count(std::string project) = 0;
+
+  // Batches, for a store across a network: one round trip each instead of one per result. The
+  // defaults call upsert() and result() for each. `batch` must outlive the call.
+  //
+  // Upserts every result of `batch`, as upsert() would one after the other (a task given twice
+  // keeps its last).
+  virtual Task<void> upsert_all(std::span<const ProjectResult> batch);
+  // The result stored for the task of each of `batch` (its project and taskid; the rest is not
+  // read), in its order: nullopt where none.
+  virtual Task<std::vector<std::optional<TaskResult>>> stored(std::span<const ProjectResult> batch);
 
   // Small named values kept with the results and committed with them (an export's offset).
   virtual Task<std::optional<std::string>> meta(std::string key) = 0;

@@ -6,6 +6,9 @@
 //   co_await results.write("proj", result);
 //   co_await results.checkpoint();          // then commit the store
 //
+// A component that takes results in batches (the result worker of the distributed engine) gives
+// them to write_batch(), which stores a batch in two round trips instead of two per result.
+//
 // The export is written as results come and flushed at each checkpoint, whose size is recorded
 // in the store and committed with the results it holds. After a kill, open() cuts the file back
 // to the committed size, so the lines of results the store lost are gone too and no line is
@@ -25,6 +28,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "squall/core/task.h"
 #include "squall/engine/result_store.h"
@@ -52,6 +56,11 @@ class ResultWorker {
   // whoever wrote it (the store is starting over too).
   Task<void> open(bool start_over = false);
   Task<void> write(std::string project, const TaskResult& result);
+  // Stores the results of `batch` (upserted at once: ResultStore::upsert_all) and exports, in
+  // its order, those that differ from the result their task held before (the store's, or an
+  // earlier one of the batch): a result delivered again (at-least-once) gets one line. The
+  // stored results are read only when there is an export.
+  Task<void> write_batch(std::vector<ProjectResult> batch);
   Task<void> checkpoint();
 
   uint64_t written() const noexcept { return written_; }
