@@ -576,6 +576,7 @@ struct Crawler::State {
       summary.retried += stage->robots_retried();
       for (const UnavailableHost& u : stage->unavailable())
         summary.unavailable.push_back({u.host, u.kind, u.message});
+      summary.unavailable_more = stage->unavailable_count() - stage->unavailable().size();
     }
   }
 };

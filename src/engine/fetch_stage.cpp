@@ -96,9 +96,14 @@ void FetchStage::push(Dispatch d) {
     }
   }
   if (!h.host.empty() && politeness_.unavailable(h.host)) {
+    // A host past the listed ones is parked with no more than that: its reason was not kept.
     auto why = std::find_if(unavailable_.begin(), unavailable_.end(),
                             [&](const UnavailableHost& u) { return u.host == h.host; });
-    park_(std::move(d), why != unavailable_.end() ? *why : UnavailableHost{h.host, "other", ""});
+    park_(std::move(d),
+          why != unavailable_.end()
+              ? *why
+              : UnavailableHost{h.host, "other",
+                                "robots.txt could not be fetched earlier in this run"});
     return;
   }
   int64_t id = ++next_id_;
@@ -411,7 +416,8 @@ Task<void> FetchStage::release_shared(HostLeases& leases, HostLease lease, Durat
 }
 
 void FetchStage::give_up(const std::string& host, const UnavailableHost& why) {
-  unavailable_.push_back(why);
+  ++unavailable_count_;
+  if (unavailable_.size() < options_.unavailable_listed) unavailable_.push_back(why);
   robots_like_.erase(host);
   for (const CrawlUrl& queued : frontier_.drop(host)) {
     auto it = held_.find(queued.id);
