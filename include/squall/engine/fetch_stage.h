@@ -172,6 +172,7 @@ class FetchStage {
   // politeness) and delivers it.
   Task<void> fetch_task(int64_t id, std::string host, std::optional<HostLease> shared = {});
   void give_up(const std::string& host, const UnavailableHost& why);
+  const std::string& task_key(const CrawlTask& task);
   void left();  // a held task left the stage
 
   Fetcher& fetcher_;
@@ -180,8 +181,9 @@ class FetchStage {
   Park park_;
   Frontier frontier_;
   Politeness politeness_;
-  std::unordered_map<int64_t, Held> held_;                          // by the frontier's id
-  std::map<std::pair<std::string, std::string>, int64_t> by_task_;  // (project, taskid) → id
+  std::unordered_map<int64_t, Held> held_;            // by the frontier's id
+  std::unordered_map<std::string, int64_t> by_task_;  // task_key(project, taskid) → id
+  std::string key_;
   std::deque<int64_t> hostless_;
   std::unordered_map<std::string, CrawlTask> robots_like_;  // a task whose options robots.txt uses
   std::unordered_map<std::string, int> robots_tries_;
