@@ -84,6 +84,10 @@ void print_summary(const CrawlSummary& s, int signal, std::ostream& err) {
   for (const auto& u : s.unavailable)
     err << "  " << u.host << " is unavailable: " << u.message
         << "; its URLs stay queued for the next run\n";
+  if (s.unavailable_more > 0)
+    err << "  and " << s.unavailable_more << " more host"
+        << (s.unavailable_more == 1 ? " is" : "s are")
+        << " unavailable; their URLs stay queued for the next run\n";
   if (s.resumed) err << "  resumed an earlier crawl; " << s.seen << " URLs known in all\n";
   if (!s.statuses.empty()) {
     err << "  status:";

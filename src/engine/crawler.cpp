@@ -133,6 +133,14 @@ void take_fields(const http::Headers& headers, CrawledPage& page) {
   if (auto etag = headers.get("ETag")) page.etag = *etag;
 }
 
+// Whether `task` goes to callback `name`; asked for every task, so without the temporary json a
+// comparison with a string literal builds.
+bool has_callback(const CrawlTask& task, std::string_view name) {
+  auto callback = task.process.find("callback");
+  return callback != task.process.end() && callback->is_string() &&
+         callback->get_ref<const std::string&>() == name;
+}
+
 // What the save of a crawl task holds: the page's depth and the page it was found on (a
 // sitemap's: its index level).
 int saved_int(const json& save, const char* key) {
@@ -311,10 +319,7 @@ struct Crawler::State {
     co_await store.set_meta(kSitemapsKey, std::to_string(sitemaps_read));
   }
 
-  static bool is_page(const CrawlTask& task) {
-    auto callback = task.process.find("callback");
-    return callback != task.process.end() && *callback == "page";
-  }
+  static bool is_page(const CrawlTask& task) { return has_callback(task, "page"); }
 
   // Counted when a page is taken into work, so that fetches in flight count too and the limit
   // is never passed; a page given back (a retry, disallowed, its host unavailable) gives its
@@ -359,9 +364,7 @@ struct Crawler::State {
     }
     if (!task) return;
     req.max_decode_ratio = o.max_decode_ratio;
-    auto callback = task->process.find("callback");
-    if (callback != task->process.end() && *callback == "sitemap")
-      req.max_body_size = SitemapLimits{}.max_bytes;
+    if (has_callback(*task, "sitemap")) req.max_body_size = SitemapLimits{}.max_bytes;
   }
 
   // The Cookie field for `url`: the cookie file's cookies that match it, then -b's.
@@ -575,6 +578,7 @@ struct Crawler::State {
       summary.retried += stage->robots_retried();
       for (const UnavailableHost& u : stage->unavailable())
         summary.unavailable.push_back({u.host, u.kind, u.message});
+      summary.unavailable_more = stage->unavailable_count() - stage->unavailable().size();
     }
   }
 };

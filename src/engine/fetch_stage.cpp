@@ -78,9 +78,17 @@ std::optional<FetchStage::HostState> FetchStage::host(const std::string& host) c
                    std::string(politeness_.robots_state(host))};
 }
 
+// A task's (project, taskid) as by_task_'s key, built in a buffer kept for it: a hash of one
+// string a few times per task, where a tree of string pairs compared both at every level.
+const std::string& FetchStage::task_key(const CrawlTask& t) {
+  key_.assign(t.project).push_back('\0');
+  key_.append(t.taskid);
+  return key_;
+}
+
 void FetchStage::push(Dispatch d) {
   if (d.token != 0) {
-    auto known = by_task_.find({d.task.project, d.task.taskid});
+    auto known = by_task_.find(task_key(d.task));
     if (known != by_task_.end()) {
       // Dispatched again while held: the newer token is the one the outcome must carry.
       held_.at(known->second).dispatch.token = d.token;
@@ -96,13 +104,18 @@ void FetchStage::push(Dispatch d) {
     }
   }
   if (!h.host.empty() && politeness_.unavailable(h.host)) {
+    // A host past the listed ones is parked with no more than that: its reason was not kept.
     auto why = std::find_if(unavailable_.begin(), unavailable_.end(),
                             [&](const UnavailableHost& u) { return u.host == h.host; });
-    park_(std::move(d), why != unavailable_.end() ? *why : UnavailableHost{h.host, "other", ""});
+    park_(std::move(d),
+          why != unavailable_.end()
+              ? *why
+              : UnavailableHost{h.host, "other",
+                                "robots.txt could not be fetched earlier in this run"});
     return;
   }
   int64_t id = ++next_id_;
-  if (d.token != 0) by_task_[{d.task.project, d.task.taskid}] = id;
+  if (d.token != 0) by_task_[task_key(d.task)] = id;
   std::string host = h.host;
   bool robots = h.robots && h.url;
   if (robots && !robots_like_.count(host)) {
@@ -192,8 +205,7 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host, std::optional<Ho
   bool withdrawn = it != held_.end() && withdraw && withdraw(it->second.dispatch);
   if (it == held_.end() || withdrawn) {
     if (withdrawn) {
-      if (it->second.dispatch.token != 0)
-        by_task_.erase({it->second.dispatch.task.project, it->second.dispatch.task.taskid});
+      if (it->second.dispatch.token != 0) by_task_.erase(task_key(it->second.dispatch.task));
       held_.erase(it);
     }
     if (!host.empty()) frontier_.release(host, Loop::time());
@@ -238,7 +250,7 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host, std::optional<Ho
   it = held_.find(id);  // the map may have rehashed while the fetch ran
   Dispatch d = std::move(it->second.dispatch);
   held_.erase(it);
-  if (d.token != 0) by_task_.erase({d.task.project, d.task.taskid});
+  if (d.token != 0) by_task_.erase(task_key(d.task));
   Duration pause{};
   if (!host.empty()) {
     TimePoint now = Loop::time();
@@ -411,14 +423,15 @@ Task<void> FetchStage::release_shared(HostLeases& leases, HostLease lease, Durat
 }
 
 void FetchStage::give_up(const std::string& host, const UnavailableHost& why) {
-  unavailable_.push_back(why);
+  ++unavailable_count_;
+  if (unavailable_.size() < options_.unavailable_listed) unavailable_.push_back(why);
   robots_like_.erase(host);
   for (const CrawlUrl& queued : frontier_.drop(host)) {
     auto it = held_.find(queued.id);
     if (it == held_.end()) continue;
     Dispatch d = std::move(it->second.dispatch);
     held_.erase(it);
-    if (d.token != 0) by_task_.erase({d.task.project, d.task.taskid});
+    if (d.token != 0) by_task_.erase(task_key(d.task));
     park_(std::move(d), why);
   }
   left();

@@ -83,20 +83,20 @@ CrawlTask Processor::cron_task(const std::string& project, int64_t tick, int64_t
 }
 
 // The follows a callback hands on while it runs, kept in an unnamed temporary file until the
-// callback returns: each task as its pyspider dict in CBOR, after its length.
+// callback returns: each task as its pyspider dict in CBOR, after its length. The file is made
+// at the first write: most callbacks ask for fewer than a batch, and a file per task costs a
+// crawl more than the rest of the processor does.
 class Processor::Spill {
  public:
-  Spill() : file_(std::tmpfile()) {
-    if (!file_)
-      throw Error(ErrorKind::System, std::string("the processor could not create a temporary file "
-                                                 "for a callback's follows: ") +
-                                         std::strerror(errno) + " (is /tmp writable?)");
+  Spill() = default;
+  ~Spill() {
+    if (file_) std::fclose(file_);
   }
-  ~Spill() { std::fclose(file_); }
   Spill(const Spill&) = delete;
   Spill& operator=(const Spill&) = delete;
 
   void write(const CrawlTask& task) {
+    if (!file_) open();
     std::vector<uint8_t> bytes = json::to_cbor(task.to_json());
     auto size = static_cast<uint32_t>(bytes.size());
     if (std::fwrite(&size, sizeof size, 1, file_) != 1 ||
@@ -111,11 +111,13 @@ class Processor::Spill {
 
   // From the start: the next `max` tasks written, in order (none when all were read).
   void rewind() {
+    if (!file_) return;
     std::fflush(file_);
     std::rewind(file_);
   }
   std::vector<CrawlTask> read(size_t max) {
     std::vector<CrawlTask> batch;
+    if (!file_) return batch;
     std::vector<uint8_t> bytes;
     while (batch.size() < max && read_ < written_) {
       uint32_t size = 0;
@@ -133,7 +135,15 @@ class Processor::Spill {
   }
 
  private:
-  std::FILE* file_;
+  void open() {
+    file_ = std::tmpfile();
+    if (!file_)
+      throw Error(ErrorKind::System, std::string("the processor could not create a temporary file "
+                                                 "for a callback's follows: ") +
+                                         std::strerror(errno) + " (is /tmp writable?)");
+  }
+
+  std::FILE* file_ = nullptr;
   size_t written_ = 0, read_ = 0;
 };
 

@@ -327,6 +327,52 @@ TEST_F(FetchStageTest, ARefusedConnectionForRobotsTxtMakesTheHostUnavailableWith
   run(body());
 }
 
+TEST_F(FetchStageTest, HostsGivenUpOnAreAllCountedButOnlyTheFirstAreListed) {
+  auto body = [&]() -> Task<void> {
+    // Three hosts that refuse connections (servers that listened once and closed).
+    std::vector<std::string> origins;
+    Site site;
+    for (int i = 0; i < 3; ++i) {
+      http::HttpServer gone(site.handler());
+      gone.listen(Address::parse("127.0.0.1:0"));
+      origins.push_back(origin_of(gone));
+    }
+    Fetcher fetcher;
+    StageRun run;
+    run.expected = 3;
+    FetchStage stage(fetcher, {.obey_robots = true, .robots_retries = 0, .unavailable_listed = 2},
+                     run.deliver(), run.park());
+    std::vector<TaskHandle<void>> workers;
+    for (int i = 0; i < 2; ++i) workers.push_back(spawn(stage.worker()));
+    for (size_t i = 0; i < origins.size(); ++i) stage.push(dispatch_of(origins[i] + "/", i + 1));
+    co_await run.done.wait(10s);
+    EXPECT_EQ(stage.unavailable_count(), 3u);
+    EXPECT_EQ(stage.unavailable().size(), 2u);
+    std::vector<std::string> listed;
+    for (const UnavailableHost& u : stage.unavailable()) listed.push_back("http://" + u.host);
+    std::string unlisted;
+    for (const std::string& o : origins)
+      if (std::find(listed.begin(), listed.end(), o) == listed.end()) unlisted = o;
+    EXPECT_FALSE(unlisted.empty());
+    // A later task of the host that is only counted is parked all the same, without its reason.
+    run.expected = 4;
+    run.done.clear();
+    stage.push(dispatch_of(unlisted + "/later", 4));
+    co_await run.done.wait(10s);
+    EXPECT_EQ(run.parked.size(), 4u);
+    if (run.parked.size() == 4u) {
+      EXPECT_EQ(run.parked.back().first.task.url, unlisted + "/later");
+      EXPECT_NE(run.parked.back().second.message.find("robots.txt could not be fetched"),
+                std::string::npos);
+    }
+    EXPECT_EQ(stage.unavailable_count(), 3u);
+    EXPECT_TRUE(stage.idle());
+    for (TaskHandle<void>& w : workers) w.kill();
+    for (TaskHandle<void>& w : workers) co_await w.join();
+  };
+  run(body());
+}
+
 TEST_F(FetchStageTest, ATaskDispatchedAgainWhileHeldIsFetchedOnceWithTheNewerToken) {
   auto body = [&]() -> Task<void> {
     Site a;

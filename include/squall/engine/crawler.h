@@ -193,7 +193,8 @@ struct CrawlSummary {
   uint64_t seen = 0;                       // URLs the crawl knows, all runs
   std::map<int, uint64_t> statuses;        // final responses by status, failed ones too
   std::map<std::string, uint64_t> errors;  // by kind ("timeout", "connect", "HTTP 503", ...)
-  std::vector<Unavailable> unavailable;
+  std::vector<Unavailable> unavailable;    // the first hosts given up on (FetchStageOptions)
+  uint64_t unavailable_more = 0;           // hosts given up on beyond those listed
   std::vector<std::pair<std::string, double>> slowest_hosts;  // host, mean ms per fetch
   double seconds = 0;
   bool timed_out = false;  // the time limit ended it

@@ -19,7 +19,10 @@
 //   5xx) is tried again after robots_backoff, doubled each try (or the Retry-After, if longer),
 //   `robots_retries` times; a TLS failure is not tried again. After that the host is
 //   unavailable: its tasks go back through `park` (they stay active in the store, untried, for
-//   a later run) and so does every later task of that host.
+//   a later run) and so does every later task of that host. The stage counts the hosts given up
+//   on and names the first `unavailable_listed` of them with their reasons (unavailable()): a
+//   crawl of many hosts that are down keeps a bounded list for its summary, whatever their
+//   number.
 // - A host whose fetches keep failing (no answer, 429, 5xx) is backed off (Politeness), and a
 //   429 or 503 with Retry-After keeps the host waiting that long.
 // - The stage holds at most `capacity` tasks, queued or in flight (the dispatcher asks room());
@@ -76,6 +79,7 @@ struct FetchStageOptions {
   double robots_backoff = 1;              // seconds before the first of them, doubled for each next
   std::string user_agent = "squall/1.0";  // whose robots.txt rules apply
   size_t max_hosts = 10'000;              // hosts remembered before idle ones are forgotten
+  size_t unavailable_listed = 20;         // hosts given up on that unavailable() names
   // Politeness shared with other fetchers (see above); each must outlive the stage.
   HostLeases* host_leases = nullptr;
   SharedRobots* shared_robots = nullptr;
@@ -111,7 +115,10 @@ class FetchStage {
   bool idle() const noexcept;
   size_t queued() const noexcept;
   size_t in_flight() const noexcept { return in_flight_; }
+  // The first options.unavailable_listed hosts given up on, in that order; all of them are
+  // counted by unavailable_count().
   const std::vector<UnavailableHost>& unavailable() const noexcept { return unavailable_; }
+  uint64_t unavailable_count() const noexcept { return unavailable_count_; }
   uint64_t robots_retried() const noexcept { return robots_retried_; }  // robots.txt tries again
   // robots.txt fetches (each try), and pages decided by a robots.txt already held (its cache's
   // hits).
@@ -165,6 +172,7 @@ class FetchStage {
   // politeness) and delivers it.
   Task<void> fetch_task(int64_t id, std::string host, std::optional<HostLease> shared = {});
   void give_up(const std::string& host, const UnavailableHost& why);
+  const std::string& task_key(const CrawlTask& task);
   void left();  // a held task left the stage
 
   Fetcher& fetcher_;
@@ -173,12 +181,14 @@ class FetchStage {
   Park park_;
   Frontier frontier_;
   Politeness politeness_;
-  std::unordered_map<int64_t, Held> held_;                          // by the frontier's id
-  std::map<std::pair<std::string, std::string>, int64_t> by_task_;  // (project, taskid) → id
+  std::unordered_map<int64_t, Held> held_;            // by the frontier's id
+  std::unordered_map<std::string, int64_t> by_task_;  // task_key(project, taskid) → id
+  std::string key_;
   std::deque<int64_t> hostless_;
   std::unordered_map<std::string, CrawlTask> robots_like_;  // a task whose options robots.txt uses
   std::unordered_map<std::string, int> robots_tries_;
-  std::vector<UnavailableHost> unavailable_;
+  std::vector<UnavailableHost> unavailable_;  // the first options_.unavailable_listed
+  uint64_t unavailable_count_ = 0;
   uint64_t robots_retried_ = 0;
   uint64_t robots_fetches_ = 0;
   uint64_t robots_hits_ = 0;
