@@ -33,13 +33,16 @@ double since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// This process's resident set now, in MiB (VmRSS).
-double rss_mib() {
+// A line of /proc/self/status in MiB: "VmRSS:" the resident set now, "VmHWM:" its peak.
+double status_mib(const char* field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line))
-    if (line.starts_with("VmRSS:")) return std::atof(line.c_str() + 6) / 1024.0;
+    if (line.starts_with(field)) return std::atof(line.c_str() + std::strlen(field)) / 1024.0;
   return 0;
+}
+double rss_mib() {
+  return status_mib("VmRSS:");
 }
 
 ProjectInfo bench_project() {
@@ -50,11 +53,11 @@ ProjectInfo bench_project() {
   return p;
 }
 
-Task<int> run(const std::string& path, long tasks, long batch, long dispatch) {
+Task<int> run(const std::string& path, long tasks, long batch, long dispatch, size_t cache_mib) {
   double insert_s = 0, dispatch_s = 0, restart_s = 0, rss_inserted = 0, rss_dispatched = 0;
   double insert_cpu = 0, dispatch_cpu = 0;
   {
-    auto store = SqliteStore::open(path, true);
+    auto store = SqliteStore::open(path, true, "engine store", cache_mib);
     Scheduler scheduler(*store);
     co_await scheduler.add_project(bench_project());
     auto t = std::chrono::steady_clock::now();
@@ -91,7 +94,7 @@ Task<int> run(const std::string& path, long tasks, long batch, long dispatch) {
   }
   {
     auto t = std::chrono::steady_clock::now();
-    auto store = SqliteStore::open(path);
+    auto store = SqliteStore::open(path, false, "engine store", cache_mib);
     Scheduler scheduler(*store);
     co_await scheduler.add_project(bench_project());
     std::vector<Dispatch> first = co_await scheduler.select(1);
@@ -104,9 +107,9 @@ Task<int> run(const std::string& path, long tasks, long batch, long dispatch) {
   std::printf(
       "{\"tasks\": %ld, \"insert_per_s\": %.0f, \"dispatch_per_s\": %.0f, \"insert_per_cpu_s\": "
       "%.0f, \"dispatch_per_cpu_s\": %.0f, \"rss_mib_inserted\": %.1f, \"rss_mib_dispatched\": "
-      "%.1f, \"first_dispatch_s\": %.3f}\n",
+      "%.1f, \"rss_mib_peak\": %.1f, \"first_dispatch_s\": %.3f}\n",
       tasks, tasks / insert_s, dispatch / dispatch_s, tasks / insert_cpu, dispatch / dispatch_cpu,
-      rss_inserted, rss_dispatched, restart_s);
+      rss_inserted, rss_dispatched, status_mib("VmHWM:"), restart_s);
   co_return 0;
 }
 
@@ -115,6 +118,7 @@ Task<int> run(const std::string& path, long tasks, long batch, long dispatch) {
 int main(int argc, char** argv) {
   std::string store = "/tmp/squall-engine-scale.db";
   long tasks = 1'000'000, batch = 10'000, dispatch = 200'000;
+  size_t cache_mib = 64;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--store")
@@ -125,14 +129,17 @@ int main(int argc, char** argv) {
       batch = std::atol(argv[i + 1]);
     else if (flag == "--dispatch")
       dispatch = std::atol(argv[i + 1]);
+    else if (flag == "--cache-mib")
+      cache_mib = static_cast<size_t>(std::atol(argv[i + 1]));
     else {
       std::fprintf(stderr,
-                   "usage: engine_scale [--store FILE] [--tasks N] [--batch N] [--dispatch N]\n");
+                   "usage: engine_scale [--store FILE] [--tasks N] [--batch N] [--dispatch N] "
+                   "[--cache-mib N]\n");
       return 2;
     }
   }
   Loop loop;
-  int status = run_sync(run(store, tasks, batch, dispatch));
+  int status = run_sync(run(store, tasks, batch, dispatch, cache_mib));
   for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((store + suffix).c_str());
   return status;
 }

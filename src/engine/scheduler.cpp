@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "squall/core/log.h"
+#include "squall/engine/known_taskids.h"
 
 namespace squall {
 
@@ -139,7 +140,7 @@ struct Scheduler::ProjectState {
   std::deque<Deadline> deadlines;  // in dispatch order, so earliest first
 
   std::vector<CrawlTask> postponed;  // force_update requests for tasks in work
-  SeenSet known;
+  KnownTaskids known;
   // `known` holds every taskid of the project (it had none when added, and the cache was never
   // emptied), so a taskid missing from it is new without asking the store.
   bool known_complete = false;
@@ -295,7 +296,7 @@ Task<void> Scheduler::handle(CrawlTask task, RequestCounts& counts) {
   RequestVerdict verdict = judge_request(s, known, now);
   if (known || verdict == RequestVerdict::Insert) {
     if (p->known.size() >= options_.known_cache) {
-      p->known = SeenSet();
+      p->known.clear();
       p->known_complete = false;
     }
     p->known.insert(task.taskid);

@@ -102,6 +102,58 @@ TEST_F(SqliteStoreTest, AnOutcomeReachesItsTaskAfterTheTaskWasStoredAnew) {
   EXPECT_TRUE(run(store->ready("p", std::nullopt, 10)).empty());
 }
 
+TEST_F(SqliteStoreTest, TwoTaskidsThatShareAKeyAreStoredFoundAndUpdatedApart) {
+  // A hex taskid is found by its first 64 bits: these two share them.
+  test::TempDir dir;
+  CrawlTask a = active("http://h/a");
+  a.taskid = "0123456789abcdef0000000000000000";
+  CrawlTask b = active("http://h/b");
+  b.taskid = "0123456789abcdefffffffffffffffff";
+  {
+    auto store = SqliteStore::open(dir.path() / "s.db");
+    run(store->put(a, 1));
+    run(store->put(b, 2));
+    // Storing one again replaces it alone.
+    a.schedule.priority = 4;
+    run(store->put(a, 3));
+    run(store->commit());
+  }
+  auto store = SqliteStore::open(dir.path() / "s.db");
+  auto back_a = run(store->get("p", a.taskid));
+  auto back_b = run(store->get("p", b.taskid));
+  ASSERT_TRUE(back_a && back_b);
+  EXPECT_EQ(back_a->url, "http://h/a");
+  EXPECT_EQ(back_a->schedule.priority, 4);
+  EXPECT_EQ(back_b->url, "http://h/b");
+  EXPECT_FALSE(run(store->get("p", "0123456789abcdef1111111111111111")));
+  EXPECT_EQ(run(store->recount("p"))[static_cast<size_t>(CounterKind::Pending)], 2);
+  // An outcome by taskid (the store did not hand the task out) reaches its own task only.
+  b.status = TaskStatus::Success;
+  run(store->update(b, 5));
+  EXPECT_EQ(run(store->get("p", b.taskid))->status, TaskStatus::Success);
+  EXPECT_EQ(run(store->get("p", a.taskid))->status, TaskStatus::Active);
+  auto ready = run(store->ready("p", std::nullopt, 10));
+  ASSERT_EQ(ready.size(), 1u);
+  EXPECT_EQ(ready[0].task.taskid, a.taskid);
+}
+
+TEST_F(SqliteStoreTest, ATaskidThatIsNotAnMd5IsStoredAndFoundToo) {
+  test::TempDir dir;
+  auto store = SqliteStore::open(dir.path() / "s.db");
+  CrawlTask a = active("http://h/a");
+  a.taskid = "my-own-id";
+  CrawlTask b = active("http://h/b");
+  b.taskid = "0123456789abcdef000000000000000g";  // 32 characters, not all hex
+  run(store->put(a, 1));
+  run(store->put(b, 2));
+  EXPECT_EQ(run(store->get("p", "my-own-id"))->url, "http://h/a");
+  EXPECT_EQ(run(store->get("p", b.taskid))->url, "http://h/b");
+  EXPECT_FALSE(run(store->get("p", "my-own-id2")));
+  std::vector<std::string> ids;
+  run(store->each_taskid("p", [&](const std::string& id) { ids.push_back(id); }));
+  EXPECT_EQ(ids, (std::vector<std::string>{a.taskid, b.taskid}));
+}
+
 TEST_F(SqliteStoreTest, ASeqNotCommittedIsNotRemembered) {
   test::TempDir dir;
   {
@@ -145,6 +197,34 @@ TEST_F(SqliteStoreTest, AnSqliteFileOfAnotherLayoutIsRefusedSayingWhatToDo) {
   // Starting over in it is what the message offers.
   auto fresh = SqliteStore::open(path, true);
   EXPECT_EQ(run(fresh->last_seq()), 0);
+}
+
+TEST_F(SqliteStoreTest, AStoreOfTheLayoutBeforeTaskKeysIsRefusedSayingWhatToDo) {
+  test::TempDir dir;
+  auto path = dir.path() / "old.db";
+  {
+    // Layout 2 found tasks by their (project, taskid) primary key.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "CREATE TABLE tasks (project INTEGER NOT NULL, taskid TEXT NOT NULL, "
+                           "PRIMARY KEY (project, taskid)); PRAGMA user_version = 2",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  try {
+    SqliteStore::open(path);
+    FAIL() << "opened a store of an older layout";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("(version 2)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("start over in it (fresh)"), std::string::npos)
+        << e.what();
+  }
+  auto fresh = SqliteStore::open(path, true);
+  run(fresh->put(active("http://h/a"), 1));
+  EXPECT_TRUE(run(fresh->get("p", default_taskid("http://h/a"))));
 }
 
 TEST_F(SqliteStoreTest, AResultUpsertedTwiceIsStoredOnceAndKeepsItsFirstPlace) {
