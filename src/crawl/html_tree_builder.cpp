@@ -7,6 +7,7 @@
 #include <libxml/uri.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -101,14 +102,6 @@ bool in_list(std::string_view list, std::string_view name) {
   return false;
 }
 
-std::string_view closed_by(std::string_view tag) {
-  const CloseRule* end = std::end(kStartCloses);
-  const CloseRule* it =
-      std::lower_bound(std::begin(kStartCloses), end, tag,
-                       [](const CloseRule& rule, std::string_view t) { return rule.tag < t; });
-  return it != end && it->tag == tag ? it->closes : std::string_view();
-}
-
 // An end tag is ignored when an element above its own in the stack ranks higher.
 int end_priority(std::string_view tag) {
   if (tag == "div") return 150;
@@ -119,6 +112,107 @@ int end_priority(std::string_view tag) {
   if (tag == "head" || tag == "body") return 200;
   if (tag == "html") return 220;
   return 100;
+}
+
+// What the rules above say of one tag name, looked up once per tag: the elements a start tag
+// closes are a mask of the bits of the names that can be closed (there are fewer than 64).
+struct TagInfo {
+  std::string_view name;
+  uint64_t bit = 0;     // this name's bit, when a start tag can close it
+  uint64_t closes = 0;  // the bits of the names this start tag closes
+  int priority = 100;
+  bool is_void = false;
+  bool head_content = false;
+  bool closes_head = false;
+  bool frames = false;    // <frameset>, <frame>, <noframes>: not mirrored
+  bool raw_text = false;  // <script>, <style>
+};
+constexpr TagInfo kOtherTag{};
+
+class TagTable {
+ public:
+  TagTable() {
+    std::vector<std::string_view> names, closable;
+    auto add_words = [](std::string_view list, std::vector<std::string_view>& to) {
+      size_t pos = 0;
+      while (pos < list.size()) {
+        size_t end = list.find(' ', pos);
+        if (end == std::string_view::npos) end = list.size();
+        to.push_back(list.substr(pos, end - pos));
+        pos = end + 1;
+      }
+    };
+    for (const CloseRule& rule : kStartCloses) {
+      names.push_back(rule.tag);
+      add_words(rule.closes, closable);
+    }
+    add_words(kClosesHead, names);
+    add_words(kVoid, names);
+    add_words(kHeadContent, names);
+    add_words(
+        "div td th tr thead tbody tfoot table head body html frameset frame noframes "
+        "script style",
+        names);
+    for (auto* list : {&names, &closable}) {
+      std::sort(list->begin(), list->end());
+      list->erase(std::unique(list->begin(), list->end()), list->end());
+    }
+    names.insert(names.end(), closable.begin(), closable.end());
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    for (std::string_view name : names) {
+      TagInfo info;
+      info.name = name;
+      const auto it = std::lower_bound(closable.begin(), closable.end(), name);
+      if (it != closable.end() && *it == name) info.bit = uint64_t{1} << (it - closable.begin());
+      info.priority = end_priority(name);
+      info.is_void = in_list(kVoid, name);
+      info.head_content = in_list(kHeadContent, name);
+      info.closes_head = in_list(kClosesHead, name);
+      info.frames = in_list("frameset frame noframes", name);
+      info.raw_text = in_list("script style", name);
+      tags_.push_back(info);
+    }
+    slots_.fill(kEmpty);
+    for (size_t i = 0; i < tags_.size(); ++i) {
+      size_t slot = hash(tags_[i].name);
+      while (slots_[slot] != kEmpty) slot = (slot + 1) % kSlots;
+      slots_[slot] = static_cast<uint8_t>(i);
+    }
+    for (const CloseRule& rule : kStartCloses) {
+      TagInfo& info =
+          *std::lower_bound(tags_.begin(), tags_.end(), rule.tag,
+                            [](const TagInfo& t, std::string_view n) { return t.name < n; });
+      std::vector<std::string_view> closed;
+      add_words(rule.closes, closed);
+      for (std::string_view name : closed) info.closes |= find(name).bit;
+    }
+  }
+
+  // Looked up for every tag of a page: a hash table, open addressing, never more than half full.
+  const TagInfo& find(std::string_view name) const {
+    for (size_t slot = hash(name); slots_[slot] != kEmpty; slot = (slot + 1) % kSlots) {
+      const TagInfo& tag = tags_[slots_[slot]];
+      if (tag.name == name) return tag;
+    }
+    return kOtherTag;
+  }
+
+ private:
+  static constexpr size_t kSlots = 256;
+  static constexpr uint8_t kEmpty = 255;
+  static size_t hash(std::string_view name) {
+    uint32_t h = 2166136261u;
+    for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+    return h % kSlots;
+  }
+  std::vector<TagInfo> tags_;
+  std::array<uint8_t, kSlots> slots_;
+};
+
+const TagTable& tag_table() {
+  static const TagTable table;
+  return table;
 }
 
 constexpr bool is_blank(char c) {
@@ -137,6 +231,17 @@ bool is_xml_utf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const unsigned char* const end = p + s.size();
   while (p < end) {
+    // Eight bytes at a time while they are printable ASCII.
+    constexpr uint64_t kOnes = ~uint64_t{0} / 255;
+    if (end - p >= 8) {
+      uint64_t word;
+      std::memcpy(&word, p, 8);
+      const uint64_t below_space = (word - kOnes * 0x20) & ~word & (kOnes * 0x80);
+      if (((word & (kOnes * 0x80)) | below_space) == 0) {
+        p += 8;
+        continue;
+      }
+    }
     const unsigned char c = *p;
     if (c >= 0x20 && c < 0x80) {
       ++p;
@@ -289,20 +394,30 @@ class Builder {
   bool doctype();
   bool raw_text(std::string_view name);
   bool read_tag();
-  bool place(std::string_view name);
+  bool place(const TagInfo& tag);
   bool decode(const char* begin, const char* end, std::string& out);
   xmlNodePtr add_element(const char* name, bool with_attributes);
-  bool push(xmlNodePtr element) {
+  bool push(xmlNodePtr element, const TagInfo& tag) {
     open_.push_back(element);
+    open_tags_.push_back(&tag);
     return open_.size() <= kMaxDepth;
+  }
+  void pop_to(size_t depth) {
+    open_.resize(depth);
+    open_tags_.resize(depth);
   }
 
   const char* p_;
   const char* const end_;
   xmlDocPtr doc_;
-  std::vector<xmlNodePtr> open_;  // the open elements, <html> first
-  std::string text_;              // character data not yet in the tree
-  std::string name_;              // the tag being read, lower-cased
+  std::vector<xmlNodePtr> open_;           // the open elements, <html> first
+  std::vector<const TagInfo*> open_tags_;  // what the table says of each
+  const TagTable& tags_ = tag_table();
+  const TagInfo& html_ = tags_.find("html");
+  const TagInfo& head_ = tags_.find("head");
+  const TagInfo& body_ = tags_.find("body");
+  std::string text_;  // character data not yet in the tree
+  std::string name_;  // the tag being read, lower-cased
   std::vector<Attribute> attributes_;
   size_t attribute_count_ = 0;
   bool self_closing_ = false;
@@ -315,8 +430,10 @@ class Builder {
 
 bool Builder::run() {
   while (p_ < end_) {
-    const char* q = p_;
-    while (q < end_ && *q != '<' && *q != '&') ++q;
+    const void* lt = std::memchr(p_, '<', static_cast<size_t>(end_ - p_));
+    const char* q = lt ? static_cast<const char*>(lt) : end_;
+    if (const void* amp = std::memchr(p_, '&', static_cast<size_t>(q - p_)))
+      q = static_cast<const char*>(amp);
     text_.append(p_, q);
     p_ = q;
     if (p_ == end_) break;
@@ -460,62 +577,62 @@ xmlNodePtr Builder::add_element(const char* name, bool with_attributes) {
   return element;
 }
 
-// Closes and implies elements for a start tag `name` as libxml2 does, leaving open_'s top as its
+// Closes and implies elements for a start tag as libxml2 does, leaving open_'s top as its
 // parent; false where libxml2's outcome is not mirrored.
-bool Builder::place(std::string_view name) {
+bool Builder::place(const TagInfo& tag) {
   if (!html_made_) {
     html_made_ = true;
-    if (!push(add_element("html", false))) return false;
+    if (!push(add_element("html", false), html_)) return false;
   }
-  if (name == "head") {
+  if (&tag == &head_) {
     if (open_.size() != 1 || head_seen_ || body_seen_) return false;
     head_seen_ = true;
     return true;
   }
-  if (name == "body") {
+  if (&tag == &body_) {
     if (body_seen_) return false;
-    if (open_.size() == 2 && name_of(open_.back()) == "head") open_.pop_back();
+    if (open_.size() == 2 && open_tags_.back() == &head_) pop_to(1);
     body_seen_ = true;
     return open_.size() == 1;
   }
-  const std::string_view closes = closed_by(name);
   while (true) {
-    const std::string_view top = name_of(open_.back());
+    const TagInfo& top = *open_tags_.back();
     if (open_.size() == 1) {  // in <html>, before or after the head
-      if (in_list(kHeadContent, name)) {
+      if (tag.head_content) {
         if (head_seen_) return true;
         head_seen_ = true;
-        return push(add_element("head", false));
+        return push(add_element("head", false), head_);
       }
       if (body_seen_) return false;  // after </body>
       body_seen_ = true;
-      return push(add_element("body", false));
+      return push(add_element("body", false), body_);
     }
-    if (top == "head") {
-      if (!in_list(kClosesHead, name)) return true;
-      open_.pop_back();
+    if (&top == &head_) {
+      if (!tag.closes_head) return true;
+      pop_to(open_.size() - 1);
       if (body_seen_) return false;
       body_seen_ = true;
-      return push(add_element("body", false));
+      return push(add_element("body", false), body_);
     }
-    if (!in_list(closes, top)) return true;
-    open_.pop_back();
+    if ((tag.closes & top.bit) == 0) return true;
+    pop_to(open_.size() - 1);
   }
 }
 
 bool Builder::start_tag() {
   if (!read_tag() || !flush_text() || html_closed_) return false;
-  if (name_ == "frameset" || name_ == "frame" || name_ == "noframes") return false;
-  if (name_ == "html") {
+  const TagInfo& tag = tags_.find(name_);
+  if (tag.frames) return false;
+  if (&tag == &html_) {
     if (html_made_) return false;
     html_made_ = true;
-    return push(add_element("html", true));
+    return push(add_element("html", true), tag);
   }
-  if (!place(name_)) return false;
+  if (!place(tag)) return false;
   xmlNodePtr element = add_element(name_.c_str(), true);
-  if (self_closing_ || in_list(kVoid, name_)) return true;
-  if (!push(element)) return false;
-  if (name_ == "script" || name_ == "style") return raw_text(name_);
+  if (self_closing_ || tag.is_void) return true;
+  if (!push(element, tag)) return false;
+  if (tag.raw_text) return raw_text(name_);
   return true;
 }
 
@@ -538,7 +655,7 @@ bool Builder::raw_text(std::string_view name) {
   while (q < end_ && is_blank(*q)) ++q;
   if (q == end_ || *q != '>') return false;
   p_ = q + 1;
-  open_.pop_back();
+  pop_to(open_.size() - 1);
   return true;
 }
 
@@ -552,17 +669,17 @@ bool Builder::end_tag() {
   p_ = q + 1;
   // An end tag with no open element of its name, or below one that ranks higher, is ignored
   // (and text on either side of it stays one node).
-  const int priority = end_priority(name_);
+  const TagInfo& tag = tags_.find(name_);
   size_t i = open_.size();
   while (i > 0) {
-    const std::string_view name = name_of(open_[i - 1]);
-    if (name == name_) break;
-    if (end_priority(name) > priority) return true;
+    const TagInfo& open = *open_tags_[i - 1];
+    if (&open == &tag && (&tag != &kOtherTag || name_of(open_[i - 1]) == name_)) break;
+    if (open.priority > tag.priority) return true;
     --i;
   }
   if (i == 0) return true;
   if (!flush_text()) return false;
-  open_.resize(i - 1);
+  pop_to(i - 1);
   if (open_.empty()) html_closed_ = true;
   return true;
 }
