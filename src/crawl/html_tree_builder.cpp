@@ -394,6 +394,7 @@ class Builder {
   bool doctype();
   bool raw_text(std::string_view name);
   bool read_tag();
+  bool meta_charset();
   bool place(const TagInfo& tag);
   bool decode(const char* begin, const char* end, std::string& out);
   xmlNodePtr add_element(const char* name, bool with_attributes);
@@ -619,6 +620,37 @@ bool Builder::place(const TagInfo& tag) {
   }
 }
 
+// A page without an encoding label takes the first charset a <meta> declares, as libxml2 does
+// (its charset attribute, else the charset in the content of http-equiv=Content-Type); only a
+// UTF-8 one is mirrored, and it becomes the document's encoding as written.
+bool Builder::meta_charset() {
+  const char* charset = nullptr;
+  bool content_type = false;
+  const Attribute* content = nullptr;
+  for (size_t i = 0; i < attribute_count_ && charset == nullptr; ++i) {
+    const Attribute& a = attributes_[i];
+    if (!a.has_value) continue;
+    if (a.name == "charset") charset = a.value.c_str();
+    if (a.name == "http-equiv") content_type = iequals(a.value, "content-type");
+    if (a.name == "content") content = &a;
+  }
+  if (charset == nullptr && content_type && content != nullptr) {
+    const std::string& value = content->value;
+    for (size_t at = 0; at + 7 <= value.size() && charset == nullptr; ++at) {
+      if (!iequals(std::string_view(value).substr(at, 7), "charset")) continue;
+      size_t v = at + 7;
+      while (v < value.size() && is_blank(value[v])) ++v;
+      if (v < value.size() && value[v] == '=') charset = value.c_str() + v + 1;
+      break;
+    }
+  }
+  if (charset == nullptr) return true;
+  while (is_blank(*charset)) ++charset;
+  if (!is_utf8_label(charset)) return false;
+  doc_->encoding = checked(xmlStrdup(BAD_CAST charset));
+  return true;
+}
+
 bool Builder::start_tag() {
   if (!read_tag() || !flush_text() || html_closed_) return false;
   const TagInfo& tag = tags_.find(name_);
@@ -629,6 +661,7 @@ bool Builder::start_tag() {
     return push(add_element("html", true), tag);
   }
   if (!place(tag)) return false;
+  if (tag.name == "meta" && doc_->encoding == nullptr && !meta_charset()) return false;
   xmlNodePtr element = add_element(name_.c_str(), true);
   if (self_closing_ || tag.is_void) return true;
   if (!push(element, tag)) return false;
@@ -753,6 +786,9 @@ bool is_utf8_label(std::string_view label) {
 }
 
 xmlDocPtr build_html_tree(std::string_view html, const char* encoding, const char* url) {
+  if (encoding != nullptr && !is_utf8_label(encoding)) return nullptr;
+  // libxml2 reads a byte order mark as the encoding's, which the builder does not mirror.
+  if (html.starts_with("\xEF\xBB\xBF")) return nullptr;
   if (html.size() > static_cast<size_t>(std::numeric_limits<int>::max()) || !is_xml_utf8(html))
     return nullptr;
   std::unique_ptr<xmlDoc, DocFree> doc(checked(htmlNewDocNoDtD(nullptr, nullptr)));

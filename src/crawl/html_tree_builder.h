@@ -31,11 +31,13 @@
 
 namespace squall::detail {
 
-// The tree of `html`, a UTF-8 page, as htmlReadMemory would give it with `encoding` (a UTF-8
-// label, kept as the document's encoding) and `url` (the document's URL; null for none); null
-// when the page needs libxml2's own parser. The caller frees the document with xmlFreeDoc. Node
-// and attribute names are shared, through a dictionary, with the other documents this thread
-// builds (bounded: a new dictionary is started past a few thousand names).
+// The tree of `html` as htmlReadMemory would give it with `encoding` and `url` (the document's
+// URL; null for none); null when the page needs libxml2's own parser. `encoding` is a UTF-8
+// label, kept as the document's encoding, or null: then the page's first <meta> charset, if any,
+// must be a UTF-8 label too and becomes the document's encoding. Any other encoding gives null. The
+// caller frees the document with xmlFreeDoc. Node and attribute names are shared, through a
+// dictionary, with the other documents this thread builds (bounded: a new dictionary is started
+// past a few thousand names).
 xmlDocPtr build_html_tree(std::string_view html, const char* encoding, const char* url);
 
 // True for the labels of UTF-8 (ASCII case-insensitive "utf-8" or "utf8"): the encodings

@@ -158,11 +158,12 @@ HtmlDocument HtmlDocument::parse(std::string_view html, const std::string& encod
                                  const std::string& url) {
   xmlInitParser();
   auto tree = std::make_shared<detail::HtmlTree>();
-  // A UTF-8 page gets squall's tree builder, which makes libxml2's tree in a fraction of its
-  // parser's time; pages it does not mirror, and other encodings, get the parser.
-  if (detail::is_utf8_label(encoding)) {
-    tree->doc =
-        detail::build_html_tree(html, encoding.c_str(), url.empty() ? nullptr : url.c_str());
+  // A UTF-8 page (by its label, or by its <meta> when it has none) gets squall's tree builder,
+  // which makes libxml2's tree in a fraction of its parser's time; pages it does not mirror, and
+  // other encodings, get the parser.
+  if (encoding.empty() || detail::is_utf8_label(encoding)) {
+    tree->doc = detail::build_html_tree(html, encoding.empty() ? nullptr : encoding.c_str(),
+                                        url.empty() ? nullptr : url.c_str());
   }
   if (tree->doc == nullptr) {
     // libxml2 takes an int length; a page beyond 2 GiB is cut there.
