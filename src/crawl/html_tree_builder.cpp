@@ -418,6 +418,7 @@ class Builder {
   const TagInfo& head_ = tags_.find("head");
   const TagInfo& body_ = tags_.find("body");
   std::string text_;  // character data not yet in the tree
+  bool text_has_reference_ = false;
   std::string name_;  // the tag being read, lower-cased
   std::vector<Attribute> attributes_;
   size_t attribute_count_ = 0;
@@ -439,6 +440,7 @@ bool Builder::run() {
     p_ = q;
     if (p_ == end_) break;
     if (*p_ == '&') {
+      text_has_reference_ = true;
       if (!read_reference(p_, end_, text_)) return false;
       continue;
     }
@@ -469,7 +471,9 @@ bool Builder::run() {
 
 bool Builder::flush_text() {
   if (text_.empty()) return true;
-  const bool blank = std::all_of(text_.begin(), text_.end(), is_blank);
+  // A reference implies a paragraph as other text does, even one that stands for whitespace.
+  const bool blank = !text_has_reference_ && std::all_of(text_.begin(), text_.end(), is_blank);
+  text_has_reference_ = false;
   xmlNodePtr parent = current();
   if (parent == nullptr) {
     // Before <html> and after </html>, libxml2 has no node to put whitespace in; other text
@@ -596,28 +600,26 @@ bool Builder::place(const TagInfo& tag) {
     body_seen_ = true;
     return open_.size() == 1;
   }
-  while (true) {
+  // The open elements the tag closes, from the top; nothing closes <html>.
+  while (open_.size() > 1) {
     const TagInfo& top = *open_tags_.back();
-    if (open_.size() == 1) {  // in <html>, before or after the head
-      if (tag.head_content) {
-        if (head_seen_) return true;
-        head_seen_ = true;
-        return push(add_element("head", false), head_);
-      }
-      if (body_seen_) return false;  // after </body>
-      body_seen_ = true;
-      return push(add_element("body", false), body_);
-    }
-    if (&top == &head_) {
-      if (!tag.closes_head) return true;
-      pop_to(open_.size() - 1);
-      if (body_seen_) return false;
-      body_seen_ = true;
-      return push(add_element("body", false), body_);
-    }
-    if ((tag.closes & top.bit) == 0) return true;
+    const bool closed = &top == &head_ ? tag.closes_head : (tag.closes & top.bit) != 0;
+    if (!closed) break;
     pop_to(open_.size() - 1);
   }
+  // The head or body it implies: a head for head content directly in <html> unless a head or
+  // body has been; else a body, unless one has been or a head or body is open.
+  if (open_.size() == 1 && tag.head_content) {
+    if (head_seen_ || body_seen_) return true;
+    head_seen_ = true;
+    return push(add_element("head", false), head_);
+  }
+  if (body_seen_) return open_.size() > 1;  // an element after </body> is not mirrored
+  for (const TagInfo* open : open_tags_) {
+    if (open == &head_ || open == &body_) return true;
+  }
+  body_seen_ = true;
+  return push(add_element("body", false), body_);
 }
 
 // A page without an encoding label takes the first charset a <meta> declares, as libxml2 does
@@ -671,15 +673,23 @@ bool Builder::start_tag() {
 
 // The content of a <script> or <style> up to its end tag: one CDATA node, as libxml2 makes it.
 bool Builder::raw_text(std::string_view name) {
+  // Content that starts like a tag is read as one by libxml2 (a tag may close the element).
+  if (end_ - p_ >= 2 && p_[0] == '<' && (is_ascii_alpha(p_[1]) || p_[1] == '_' || p_[1] == ':'))
+    return false;
   const char* q = p_;
   while (true) {
     const void* lt = std::memchr(q, '<', static_cast<size_t>(end_ - q));
     if (lt == nullptr) return false;
     q = static_cast<const char*>(lt);
-    if (static_cast<size_t>(end_ - q) >= name.size() + 2 && q[1] == '/' &&
-        iequals(std::string_view(q + 2, name.size()), name))
-      break;
     ++q;
+    if (q == end_ || *q != '/') continue;
+    if (static_cast<size_t>(end_ - q) > name.size() &&
+        iequals(std::string_view(q + 1, name.size()), name)) {
+      --q;
+      break;
+    }
+    // Any other "</" is content, except at the start, where libxml2 reads it as an end tag.
+    if (q == p_ + 1) return false;
   }
   if (q > p_) {
     append(open_.back(), checked(xmlNewCDataBlock(doc_, BAD_CAST p_, static_cast<int>(q - p_))));
@@ -720,12 +730,13 @@ bool Builder::end_tag() {
 bool Builder::comment() {
   const char* begin = p_ + 4;
   const std::string_view rest(begin, static_cast<size_t>(end_ - begin));
-  const size_t close = rest.find("-->");
+  // libxml2 ends a comment at the first "-->" or "--!>", whatever precedes it.
+  const size_t close = std::min(rest.find("-->"), rest.find("--!>"));
   if (close == std::string_view::npos || !flush_text() || html_closed_) return false;
   const std::string content(rest.substr(0, close));
   xmlNodePtr parent = open_.empty() ? reinterpret_cast<xmlNodePtr>(doc_) : open_.back();
   append(parent, checked(xmlNewDocComment(doc_, BAD_CAST content.c_str())));
-  p_ = begin + close + 3;
+  p_ = begin + close + (rest[close + 2] == '!' ? 4 : 3);
   return true;
 }
 

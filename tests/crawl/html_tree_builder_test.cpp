@@ -219,6 +219,9 @@ TEST(HtmlTreeBuilder, MirrorsLibxml2sRecoveryRules) {
       "<body><h1>a<h2>b</h2></h1><p>c<h3>d",
       "<body><td><a>x<td>y",
       "<body>x</body></html>\n\n",
+      "<body>x</body >\n<title>t</title><meta a=b>",
+      "<title>t</title></head>\n<title>x<p>a",
+      "<body><script>a</b>c</scr\" + \"ipt></ x</script><script><!-- y --></script>",
       // void elements, "/>", raw text
       "<body><A HREF=\"/P\">x</A><br/><div/>y<img src=a><source src=b>c</source>",
       "<body><script/>x<div/>y<p/>z<a/>w",
@@ -240,7 +243,7 @@ TEST(HtmlTreeBuilder, MirrorsLibxml2sRecoveryRules) {
       "<body><p>caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80</p>",
       // comments and text nodes
       "<body><p>a<!--b-->c</p>",
-      "<body><!---->x<!-- a -- b -->y<!--->z-->w",
+      "<body><!---->x<!-- a -- b -->y<!--->z-->w<!-- c --!>v<!-- d -!>-->u",
       "<div>\n<p>a</p>  <!-- c -->  \n<span> </span> </div>",
       "<body><textarea><b>x</b></textarea><title>&amp;</title><iframe><p>a</iframe>",
       "<body><noscript><p>x</p></noscript>",
@@ -272,6 +275,9 @@ TEST(HtmlTreeBuilder, LeavesWhatItDoesNotMirrorToLibxml2) {
       "<body><p>\xEF\xBF\xBE</p>",
       "<body><script>unterminated",
       "<body><script>x</scriptx>",
+      "<body><script></b>x</script>",
+      "<body><script><b>x</script>",
+      "&#10;<p>x",
       "<body><!-- unterminated",
       "<frameset><frame src=a></frameset>",
       "<body><a href='x",
