@@ -572,8 +572,7 @@ Task<void> tell_and_hold(int ready_fd) {
 }
 
 TEST(ManyFollowsKill, KilledWhileACallbacksFollowsGoInTheRunAfterStoresEachOnce) {
-  // Under AddressSanitizer a quarter as many: the kill lands the same way, in two minutes less.
-  const size_t kCount = test::kAddressSanitizer ? 50'000 : 200'000;
+  constexpr size_t kCount = 200'000;
   test::TempDir dir;
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);
