@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
 #include <new>
 
+#include "squall/core/thread_cache.h"
 #include "squall/http/message.h"
 
 namespace squall::http {
@@ -215,65 +217,37 @@ class BrotliStage final : public DecodeStage {
 
 // Zstd decompression contexts kept per thread for the next zstd body. A context costs an
 // allocation and tables of its own, and its first frame a window buffer: a loop fetching many
-// small zstd responses would pay all three per response. Bounded: kKeep contexts, and one whose
-// buffers grew past kKeepBytes (a large window) goes back to the allocator. A stage destroyed by
-// another thread_local's destructor after the pool frees its context (gone() is a plain flag).
-class ZstdContextPool {
- public:
-  // RFC 8878 §3.1.1.1.2: HTTP decoders support windows up to 8 MiB and may refuse larger ones.
-  static constexpr int kWindowLogMax = 23;
-
-  ZstdContextPool() noexcept = default;
-  ZstdContextPool(const ZstdContextPool&) = delete;
-  ZstdContextPool& operator=(const ZstdContextPool&) = delete;
-  ~ZstdContextPool() {
-    for (size_t i = 0; i < count_; ++i) ZSTD_freeDCtx(contexts_[i]);
-    gone() = true;
-  }
-
-  static ZSTD_DCtx* take() {
-    if (!gone()) {
-      ZstdContextPool& pool = instance();
-      if (pool.count_ > 0) return pool.contexts_[--pool.count_];
-    }
-    ZSTD_DCtx* context = ZSTD_createDCtx();
-    if (!context) throw std::bad_alloc();
-    ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, kWindowLogMax);
-    return context;
-  }
-  // Takes `context` back, its session reset (its parameters kept).
-  static void give(ZSTD_DCtx* context) noexcept {
-    if (!gone() && ZSTD_sizeof_DCtx(context) <= kKeepBytes) {
-      ZstdContextPool& pool = instance();
-      if (pool.count_ < kKeep) {
-        ZSTD_DCtx_reset(context, ZSTD_reset_session_only);
-        pool.contexts_[pool.count_++] = context;
-        return;
-      }
-    }
-    ZSTD_freeDCtx(context);
-  }
-
- private:
-  static constexpr size_t kKeep = 4;
-  static constexpr size_t kKeepBytes = size_t{2} << 20;
-  static ZstdContextPool& instance() noexcept {
-    thread_local ZstdContextPool pool;
-    return pool;
-  }
-  static bool& gone() noexcept {
-    thread_local bool flag = false;
-    return flag;
-  }
-
-  ZSTD_DCtx* contexts_[kKeep] = {};
-  size_t count_ = 0;
+// small zstd responses would pay all three per response. Bounded: 4 contexts, and one whose
+// buffers grew past kKeepZstdBytes (a large window) goes back to the allocator.
+struct ZstdContextFree {
+  void operator()(ZSTD_DCtx* context) const noexcept { ZSTD_freeDCtx(context); }
 };
+using ZstdContext = std::unique_ptr<ZSTD_DCtx, ZstdContextFree>;
+using ZstdContexts = ThreadCache<ZstdContext, 4>;
+constexpr size_t kKeepZstdBytes = size_t{2} << 20;
+// RFC 8878 §3.1.1.1.2: HTTP decoders support windows up to 8 MiB and may refuse larger ones.
+constexpr int kZstdWindowLogMax = 23;
+
+ZstdContext take_zstd_context() {
+  ZstdContext context = ZstdContexts::take();
+  if (context) return context;
+  context.reset(ZSTD_createDCtx());
+  if (!context) throw std::bad_alloc();
+  ZSTD_DCtx_setParameter(context.get(), ZSTD_d_windowLogMax, kZstdWindowLogMax);
+  return context;
+}
+
+// Takes `context` back, its session reset (its parameters kept).
+void give_zstd_context(ZstdContext context) noexcept {
+  if (ZSTD_sizeof_DCtx(context.get()) > kKeepZstdBytes) return;
+  ZSTD_DCtx_reset(context.get(), ZSTD_reset_session_only);
+  ZstdContexts::give(std::move(context));
+}
 
 class ZstdStage final : public DecodeStage {
  public:
-  ZstdStage() : DecodeStage(ContentCoding::Zstd), context_(ZstdContextPool::take()) {}
-  ~ZstdStage() override { ZstdContextPool::give(context_); }
+  ZstdStage() : DecodeStage(ContentCoding::Zstd), context_(take_zstd_context()) {}
+  ~ZstdStage() override { give_zstd_context(std::move(context_)); }
 
  private:
   void decode(std::string_view in, ChunkSink out) override {
@@ -281,7 +255,7 @@ class ZstdStage final : public DecodeStage {
     for (;;) {
       ZSTD_outBuffer output{buffer_.data(), buffer_.size(), 0};
       size_t taken = input.pos;
-      size_t r = ZSTD_decompressStream(context_, &output, &input);
+      size_t r = ZSTD_decompressStream(context_.get(), &output, &input);
       emit(out, output.pos);
       if (ZSTD_isError(r)) fail(ZSTD_getErrorName(r));
       // 0: a frame is complete and flushed; a further frame may follow in later bytes. A call
@@ -297,7 +271,7 @@ class ZstdStage final : public DecodeStage {
   }
   bool ended() const override { return frame_done_; }
 
-  ZSTD_DCtx* context_;
+  ZstdContext context_;
   bool frame_done_ = false;
 };
 

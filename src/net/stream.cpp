@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "squall/core/detail/intrusive_list.h"
 #include "squall/core/detail/task_state.h"
 #include "squall/core/error.h"
+#include "squall/core/thread_cache.h"
 #include "squall/net/net_error.h"
 
 namespace squall {
@@ -20,46 +22,14 @@ namespace detail {
 // Read buffers of the size a default stream asks for, kept per thread for the next stream
 // that needs one. A stream gives its buffer back whenever it is empty and waits for the
 // socket, so an idle connection holds none, and a busy loop passes a few buffers between its
-// streams instead of asking malloc for 64 KiB per request. Bounded: a burst of frees beyond
-// kKeep goes back to the allocator.
-class ReadBufferPool {
- public:
-  static constexpr size_t kBlock = size_t{64} << 10;
+// streams instead of asking malloc for 64 KiB per request.
+constexpr size_t kReadBlock = size_t{64} << 10;
+using ReadBuffers = ThreadCache<std::unique_ptr<char[]>, 16>;
 
-  ReadBufferPool() noexcept = default;
-  ReadBufferPool(const ReadBufferPool&) = delete;
-  ReadBufferPool& operator=(const ReadBufferPool&) = delete;
-  // A stream destroyed by another thread_local's destructor after this one may still give a
-  // buffer back: it is then freed instead (gone() is a plain flag, valid to the thread's end).
-  ~ReadBufferPool() { gone() = true; }
-
-  static std::unique_ptr<char[]> take() {
-    if (!gone()) {
-      ReadBufferPool& pool = instance();
-      if (pool.count_ > 0) return std::move(pool.blocks_[--pool.count_]);
-    }
-    return std::make_unique_for_overwrite<char[]>(kBlock);
-  }
-  static void give(std::unique_ptr<char[]> block) noexcept {
-    if (gone()) return;
-    ReadBufferPool& pool = instance();
-    if (pool.count_ < kKeep) pool.blocks_[pool.count_++] = std::move(block);
-  }
-
- private:
-  static constexpr size_t kKeep = 16;
-  static ReadBufferPool& instance() noexcept {
-    thread_local ReadBufferPool pool;
-    return pool;
-  }
-  static bool& gone() noexcept {
-    thread_local bool flag = false;
-    return flag;
-  }
-
-  std::unique_ptr<char[]> blocks_[kKeep];
-  size_t count_ = 0;
-};
+std::unique_ptr<char[]> take_read_block() {
+  std::unique_ptr<char[]> block = ReadBuffers::take();
+  return block ? std::move(block) : std::make_unique_for_overwrite<char[]>(kReadBlock);
+}
 
 class StreamCore {
  public:
@@ -100,10 +70,10 @@ class StreamCore {
     } else {
       size_t cap = std::max({cap_ * 2, used + want, size_t{4096}});
       cap = std::min(cap, std::max(options_.max_buffer_size, used + want));
-      auto grown = cap == ReadBufferPool::kBlock ? ReadBufferPool::take()
-                                                 : std::make_unique_for_overwrite<char[]>(cap);
+      auto grown =
+          cap == kReadBlock ? take_read_block() : std::make_unique_for_overwrite<char[]>(cap);
       if (used) std::memcpy(grown.get(), buf_.get() + begin_, used);
-      if (cap_ == ReadBufferPool::kBlock) ReadBufferPool::give(std::move(buf_));
+      if (cap_ == kReadBlock) ReadBuffers::give(std::move(buf_));
       buf_ = std::move(grown);
       cap_ = cap;
     }
@@ -115,7 +85,7 @@ class StreamCore {
   // Gives the read buffer up while it holds nothing (the next read takes one again).
   void release_buffer() noexcept {
     if (size() != 0 || !buf_) return;
-    if (cap_ == ReadBufferPool::kBlock) ReadBufferPool::give(std::move(buf_));
+    if (cap_ == kReadBlock) ReadBuffers::give(std::move(buf_));
     buf_.reset();
     cap_ = begin_ = end_ = 0;
   }
