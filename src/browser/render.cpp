@@ -6,6 +6,7 @@
 
 #include "squall/core/error.h"
 #include "squall/core/event.h"
+#include "squall/core/seconds.h"
 
 namespace squall::browser {
 
@@ -49,7 +50,7 @@ constexpr const char* kReadDocument = R"JS((max) => {
 })JS";
 
 std::string seconds_text(Duration d) {
-  double s = std::chrono::duration<double>(d).count();
+  double s = to_seconds(d);
   char out[32];
   std::snprintf(out, sizeof out, "%g s", s);
   return out;

@@ -16,6 +16,7 @@
 #include "squall/cli/request_options.h"
 #include "squall/cli/write_out.h"
 #include "squall/core.h"
+#include "squall/core/seconds.h"
 #include "squall/http/client.h"
 #include "squall/http/cookie_jar.h"
 #include "squall/http/decode.h"
@@ -141,14 +142,6 @@ std::string milliseconds(Duration d) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f ms", std::chrono::duration<double, std::milli>(d).count());
   return text;
-}
-
-double in_seconds(Duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
-Duration seconds(double s) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
 }
 
 // A file's contents, or standard input's for "-"; nullopt when it cannot be read.
@@ -593,12 +586,12 @@ std::string build_request(const Plan& plan, std::string url, HttpRequest& reques
                                      : "GET";
   if (c.connect_timeout) {
     if (*c.connect_timeout <= 0) return "--connect-timeout must be positive";
-    request.connect_timeout = seconds(*c.connect_timeout);
+    request.connect_timeout = from_seconds(*c.connect_timeout);
   }
   if (c.timeout && *c.timeout <= 0) return "--timeout must be positive";
   // --timeout bounds the whole fetch (see run_transfer); without it a download may take as
   // long as it takes, as with curl, so each hop gets a day.
-  request.request_timeout = c.timeout ? seconds(*c.timeout) : std::chrono::hours(24);
+  request.request_timeout = c.timeout ? from_seconds(*c.timeout) : std::chrono::hours(24);
   if (c.max_redirects) {
     if (*c.max_redirects < 0) return "--max-redirects must be 0 or more";
     request.max_redirects = *c.max_redirects;
@@ -675,12 +668,12 @@ Task<Attempt> run_attempt(const Plan& plan, HttpClient& client, const std::strin
       if (response.code >= 300 && response.code < 400) transfer.redirect_url = *location;
   }
   const auto& t = response.times;
-  transfer.time_namelookup = in_seconds(t.queued + t.dns);
-  transfer.time_connect = transfer.time_namelookup + in_seconds(t.connect);
-  transfer.time_appconnect = t.tls.count() ? transfer.time_connect + in_seconds(t.tls) : 0;
-  transfer.time_pretransfer = transfer.time_connect + in_seconds(t.tls);
-  transfer.time_starttransfer = in_seconds(t.first_byte);
-  transfer.time_total = in_seconds(t.total);
+  transfer.time_namelookup = to_seconds(t.queued + t.dns);
+  transfer.time_connect = transfer.time_namelookup + to_seconds(t.connect);
+  transfer.time_appconnect = t.tls.count() ? transfer.time_connect + to_seconds(t.tls) : 0;
+  transfer.time_pretransfer = transfer.time_connect + to_seconds(t.tls);
+  transfer.time_starttransfer = to_seconds(t.first_byte);
+  transfer.time_total = to_seconds(t.total);
 
   if (!response.error) co_return a;
   try {
@@ -764,7 +757,7 @@ Task<int> run_transfer(const Plan& plan, HttpClient& client, size_t index, std::
     a.status = kWriteError;
     a.message = bad_output;
   } else {
-    Duration delay = c.retry_delay ? seconds(*c.retry_delay) : std::chrono::seconds(1);
+    Duration delay = c.retry_delay ? from_seconds(*c.retry_delay) : std::chrono::seconds(1);
     for (int tries_left = c.retries;; --tries_left) {
       transfer = Transfer{};
       transfer.url = url;
@@ -782,7 +775,7 @@ Task<int> run_transfer(const Plan& plan, HttpClient& client, size_t index, std::
       if (a.status == kOk || !a.transient || tries_left <= 0) break;
       Duration wait = a.retry_after ? std::max(delay, *a.retry_after) : delay;
       char text[32];
-      std::snprintf(text, sizeof text, "%g", in_seconds(wait));
+      std::snprintf(text, sizeof text, "%g", to_seconds(wait));
       messages.warning(a.message + "; trying again in " + text + " s (" +
                        std::to_string(tries_left) + (tries_left == 1 ? " try" : " tries") +
                        " left)");
@@ -856,7 +849,7 @@ int run_fetch(const FetchCommand& command, std::ostream& out, std::ostream& err)
   CommandResolver resolver(command.ip_version);
   for (const auto& entry : command.resolve)
     if (std::string error = resolver.add(entry); !error.empty()) return usage(error);
-  if (command.timeout) plan.limit = seconds(*command.timeout);
+  if (command.timeout) plan.limit = from_seconds(*command.timeout);
   plan.write_out = command.write_out;
   if (plan.write_out && plan.write_out->starts_with('@')) {
     plan.write_out = read_input(plan.write_out->substr(1));

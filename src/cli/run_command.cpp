@@ -18,6 +18,7 @@
 #include "squall/control/debug_step.h"
 #include "squall/core.h"
 #include "squall/core/event.h"
+#include "squall/core/seconds.h"
 #include "squall/engine/cluster_node.h"
 #include "squall/engine/engine.h"
 #include "squall/script/python_runtime.h"
@@ -34,10 +35,6 @@ std::string_view signal_name(int signal) {
   return signal == SIGINT ? "Ctrl-C" : signal == SIGTERM ? "SIGTERM" : "a signal";
 }
 
-Duration seconds_of(double s) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
-}
-
 // `work` until it ends; after `timeout` seconds `stop` is called (and `timed_out` set), and
 // `work` still runs to its end.
 template <class T>
@@ -46,7 +43,7 @@ Task<T> within(Task<T> work, std::optional<double> timeout, bool& timed_out,
   std::optional<TaskHandle<void>> timer;
   if (timeout)
     timer.emplace(spawn([](double limit, bool& flag, std::function<void()> stop) -> Task<void> {
-      co_await sleep(seconds_of(limit));
+      co_await sleep(from_seconds(limit));
       flag = true;
       stop();
     }(*timeout, timed_out, std::move(stop))));
@@ -95,8 +92,7 @@ class ProgressLine {
  private:
   void draw() {
     auto [all, in_flight] = read_();
-    double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    double secs = to_seconds(std::chrono::steady_clock::now() - started_);
     char line[200];
     std::snprintf(line, sizeof line,
                   "\r\033[K%s  active %lld  success %lld  failed %lld  in flight %zu  %.0fs",
@@ -200,7 +196,7 @@ int run_on_redis(const RunCommand& c, PythonRuntime& runtime, Loop& loop, std::o
   o.hosts.per_host = c.per_host;
   o.hosts.delay = c.delay;
   o.hosts.obey_robots = !c.ignore_robots;
-  o.lease = seconds_of(c.lease);
+  o.lease = from_seconds(c.lease);
   o.scheduler.processing_timeout = processing_timeout_for(o.lease);
   std::unique_ptr<browser::BrowserPool> browsers;
   if (!browser::find_chromium().empty()) {

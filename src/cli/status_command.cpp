@@ -12,6 +12,7 @@
 #include "squall/cli/signal_watch.h"
 #include "squall/control/control_server.h"
 #include "squall/core/event.h"
+#include "squall/core/seconds.h"
 #include "squall/core/spawn.h"
 #include "squall/engine/cluster_status.h"
 #include "squall/net/redis.h"
@@ -20,13 +21,9 @@ namespace squall::cli {
 
 namespace {
 
-double seconds(Duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
 // "0.4s", "12s", "3m05s", "2h07m".
 std::string age_text(Duration d) {
-  double s = seconds(d);
+  double s = to_seconds(d);
   char text[32];
   if (s < 10) {
     std::snprintf(text, sizeof text, "%.1fs", s);
@@ -152,7 +149,7 @@ int run_status(const StatusCommand& c, std::ostream& out, std::ostream& err) {
     return 2;
   }
   if (c.port) return serve_status(c, err);
-  auto limit = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(c.timeout));
+  auto limit = from_seconds(c.timeout);
   options.connect_timeout = limit;
   options.command_timeout = limit;
   options.connect_attempts = 2;

@@ -6,14 +6,11 @@
 #include <set>
 
 #include "squall/core/loop.h"
+#include "squall/core/seconds.h"
 
 namespace squall {
 
 namespace {
-
-double seconds(Duration d) {
-  return std::chrono::duration<double>(d).count();
-}
 
 RedisOptions redis_options(const ClusterViewOptions& o) {
   RedisOptions r = parse_redis_url(o.redis);
@@ -57,7 +54,7 @@ void ClusterView::follow(const ClusterStatus& status, TimePoint now) {
     } else if (beat - s.beat >= c.lease / 6) {
       // A heartbeat since the last one seen (they come every lease/3; the estimate of when
       // one was sent moves by a round trip at most between reads).
-      s.rate = static_cast<double>(c.report.pages - s.handled) / seconds(beat - s.beat);
+      s.rate = static_cast<double>(c.report.pages - s.handled) / to_seconds(beat - s.beat);
       s.handled = c.report.pages;
       s.beat = beat;
     }
@@ -120,7 +117,7 @@ Task<void> ClusterView::prometheus(PrometheusText& out) {
        [](const ComponentStatus& c) { return c.dead ? 0.0 : 1.0; }},
       {"squall_component_heartbeat_age_seconds", "gauge",
        "Since the component's last heartbeat, by Redis' clock",
-       [](const ComponentStatus& c) { return seconds(c.age); }},
+       [](const ComponentStatus& c) { return to_seconds(c.age); }},
       {"squall_component_handled_total", "counter",
        "Work the component handled since it started: dispatches, pages fetched, pages "
        "processed or results stored, as its last heartbeat said",

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "squall/core/error.h"
+#include "squall/core/seconds.h"
 #include "squall/crawl/jsonl.h"
 #include "squall/engine/cluster_keys.h"
 #include "squall/engine/result_store.h"
@@ -14,14 +15,6 @@ namespace squall {
 using nlohmann::json;
 
 namespace detail {
-
-namespace {
-
-double seconds_of(Duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
-}  // namespace
 
 std::string shared_options_key(const std::string& ns) {
   return cluster_key(ns, "crawl");
@@ -105,10 +98,10 @@ json options_json(const CrawlerOptions& o, const std::string& identity) {
   j["sitemaps"] = o.sitemaps;
   j["jsonl_links"] = o.jsonl_links;
   j["retries"] = o.retries;
-  j["retry_backoff"] = seconds_of(o.retry_backoff);
+  j["retry_backoff"] = to_seconds(o.retry_backoff);
   j["user_agent"] = o.user_agent;
-  j["request_timeout"] = seconds_of(o.request_timeout);
-  j["connect_timeout"] = seconds_of(o.connect_timeout);
+  j["request_timeout"] = to_seconds(o.request_timeout);
+  j["connect_timeout"] = to_seconds(o.connect_timeout);
   json headers = json::array();
   for (const http::Header& h : o.headers) headers.push_back(json::array({h.name, h.value}));
   j["headers"] = std::move(headers);
@@ -142,10 +135,7 @@ CrawlerOptions options_of(const json& j, const std::string& where) {
     o.sitemaps = j.at("sitemaps").get<bool>();
     o.jsonl_links = j.at("jsonl_links").get<bool>();
     o.retries = j.at("retries").get<int>();
-    auto duration = [&j](const char* key) {
-      return std::chrono::duration_cast<Duration>(
-          std::chrono::duration<double>(j.at(key).get<double>()));
-    };
+    auto duration = [&j](const char* key) { return from_seconds(j.at(key).get<double>()); };
     o.retry_backoff = duration("retry_backoff");
     o.user_agent = j.at("user_agent").get<std::string>();
     o.request_timeout = duration("request_timeout");

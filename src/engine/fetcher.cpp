@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "fetch_field.h"
+#include "squall/core/seconds.h"
 #include "squall/crawl/data_url.h"
 #include "squall/crawl/robots.h"
 #include "squall/crawl/sniff.h"
@@ -18,10 +19,6 @@ using detail::fetch_switch;
 using nlohmann::json;
 
 namespace {
-
-Duration seconds(double s) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
-}
 
 FetchResult failed(const CrawlTask& task, int status, std::string error) {
   FetchResult r;
@@ -134,7 +131,7 @@ Task<FetchResult> Fetcher::fetch(const CrawlTask& task) {
   } else {
     r = co_await fetch_http(task);
   }
-  r.time = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  r.time = to_seconds(std::chrono::steady_clock::now() - started);
   co_return r;
 }
 
@@ -166,9 +163,9 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
       req.headers.set("Content-Type", "application/x-www-form-urlencoded");
   }
   req.user_agent = fetch_field<std::string>(f, "user_agent", options_.user_agent);
-  req.request_timeout = seconds(fetch_field<double>(f, "timeout", options_.timeout));
+  req.request_timeout = from_seconds(fetch_field<double>(f, "timeout", options_.timeout));
   req.connect_timeout =
-      seconds(fetch_field<double>(f, "connect_timeout", options_.connect_timeout));
+      from_seconds(fetch_field<double>(f, "connect_timeout", options_.connect_timeout));
   req.follow_redirects = fetch_switch(f, "allow_redirects", true);
   req.max_redirects = fetch_field<int>(f, "max_redirects", 5);
   req.validate_cert = fetch_switch(f, "validate_cert", options_.validate_cert);
@@ -234,9 +231,9 @@ Task<FetchResult> Fetcher::fetch_robots(const Url& url, const CrawlTask& like) {
   req.parsed_url = url;
   req.url = std::string(url.href());
   req.user_agent = fetch_field<std::string>(f, "user_agent", options_.user_agent);
-  req.request_timeout = seconds(fetch_field<double>(f, "timeout", options_.timeout));
+  req.request_timeout = from_seconds(fetch_field<double>(f, "timeout", options_.timeout));
   req.connect_timeout =
-      seconds(fetch_field<double>(f, "connect_timeout", options_.connect_timeout));
+      from_seconds(fetch_field<double>(f, "connect_timeout", options_.connect_timeout));
   req.max_redirects = RobotsPolicy::kMaxRedirects;
   // What is parsed, and room for a line the limit cuts.
   req.max_body_size = kRobotsParseLimit + 64 * 1024;
@@ -245,7 +242,7 @@ Task<FetchResult> Fetcher::fetch_robots(const Url& url, const CrawlTask& like) {
   req.validate_cert = fetch_switch(f, "validate_cert", options_.validate_cert);
   http::HttpResponse resp = co_await send(nullptr, std::move(req));
   FetchResult r = from_response(std::move(resp), std::string(url.href()));
-  r.time = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  r.time = to_seconds(std::chrono::steady_clock::now() - started);
   co_return r;
 }
 
@@ -282,7 +279,7 @@ Task<FetchResult> Fetcher::fetch_js(const CrawlTask& task) {
                        ? browser::WaitUntil::NetworkIdle
                        : browser::WaitUntil::Load;
   req.wait_selector = fetch_field<std::string>(f, "js_wait_for", "");
-  req.timeout = seconds(fetch_field<double>(f, "timeout", options_.timeout));
+  req.timeout = from_seconds(fetch_field<double>(f, "timeout", options_.timeout));
   req.max_html_bytes = options_.max_body_size;
 
   FetchResult r;
