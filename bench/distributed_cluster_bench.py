@@ -21,8 +21,13 @@ Then scaling: a site whose every answer waits 20 ms (a small asyncio server of t
 core 1), crawled by the cluster with 1, 2 and 4 fetcher processes of 4 fetches each (per host 64,
 which holds across the fetchers together): the site, not the CPU, is the limit, so N fetchers
 should reach about N times one. Reported both from the first process' start to the last one's
-exit, and as the fetchers' own rate, from the site's first request to its last answer (the
-processes' start and their noticing the end are a constant that the first leaves in).
+exit, and as the fetchers' own rate, from the site's first request to its last answer. The first
+leaves in a constant of about 0.85 s a run: 0.6 s from the start to the site's first request
+(the processes connect, on_start's task goes through fetcher, processor and scheduler, whose
+follows are stored before the first page is dispatched) and 0.25 s from the last answer to the
+last exit (the components see the crawl marked done after their blocking read of 200 ms ends
+empty). --scaling-pages (6,000) keeps that constant a tenth of the 4-fetcher run. --timeline logs
+each scaling run's events (Redis MONITOR, with each client's name): where the constant goes.
 
 Run by scripts/bench.py (`make bench SUITE=distributed`) as
     python3 bench/distributed_cluster_bench.py --build build/release [--site-pages N]
@@ -139,13 +144,17 @@ def machine_ticks():
     return sum(ticks) - idle, sum(ticks)
 
 
-def timed(argvs, work, limit=900):
+def timed(argvs, work, limit=900, record=None):
     """Starts every argv at once; waits for all. (seconds, [CPU seconds of each, user + sys]).
+    `record`, a dict, is given the start's wall and monotonic times ("wall", "monotonic") and
+    when each process ended ("ended", seconds after the start).
     Logs how busy the machine's cores were meanwhile, by every program on it, against what these
     processes used: a figure taken on cores that others kept busy is the machine's limit, not
     the engine's."""
     busy0, all0 = machine_ticks()
     start = time.monotonic()
+    if record is not None:
+        record.update(wall=time.time(), monotonic=start)
     procs = []
     for i, argv in enumerate(argvs):
         err = open(os.path.join(work, f"p{i}.stderr"), "w")
@@ -182,6 +191,8 @@ def timed(argvs, work, limit=900):
         f"{sum(cpu) / seconds:.2f} by these processes")
     if len(procs) > 1:
         log("processes ended at " + ", ".join(f"{e:.2f}" for e in ended) + " s")
+    if record is not None:
+        record["ended"] = ended
     for i, (p, _) in enumerate(procs):
         if p.returncode != 0:
             with open(os.path.join(work, f"p{i}.stderr")) as f:
@@ -204,40 +215,98 @@ def cluster_names(fetchers):
     return ["scheduler"] + ["fetcher"] * fetchers + ["processor", "result-worker"]
 
 
-def command_name(line):
-    """What a MONITOR line's command is: its name, and for a script call (EVALSHA) its first
-    key too, which tells the scripts apart (the namespace's prefix left out)."""
-    words = line[line.index("]") + 1:].split('" "')
-    words = [w.strip().strip('"') for w in words]
+def command_name(words):
+    """What a command is, by its words: its name, and for a script call (EVALSHA) its first key
+    too, which tells the scripts apart (the namespace's prefix left out)."""
     name = words[0].upper()
     if name in ("EVALSHA", "EVAL") and len(words) > 3 and words[2] != "0":
         key = words[3].split(":", 2)[-1]
         return f"{name} {key.split(':')[0]}:{key.split(':')[-1]}" if ":" in key else f"{name} {key}"
-    if name.startswith("X") and len(words) > 1:
-        return name
     return name
 
 
 def count_commands(redis, run):
     """Runs `run` under MONITOR: the commands clients sent (Lua's own left out), by name."""
+    _, commands = monitored(redis, run)
+    return collections.Counter(command_name(words) for _, _, words in commands)
+
+
+def monitored(redis, run, name_clients=False):
+    """Runs `run` under MONITOR: (what it returned, [(wall time, client, [words])] of the
+    commands clients sent, Lua's own left out). With `name_clients`, each client is named as its
+    connection named itself (MONITOR hides HELLO, so CLIENT LIST is read meanwhile, and left
+    out), else by its address."""
     monitor = subprocess.Popen(["redis-cli", "-p", str(redis.port), "MONITOR"],
                                stdout=subprocess.PIPE, text=True)
-    counted = collections.Counter()
+    lines, names = [], {}
+    running = threading.Event()
+    running.set()
 
     def read():
         for line in monitor.stdout:
             if '"' in line and "[" in line and " lua]" not in line:
-                counted[command_name(line)] += 1
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+                lines.append(line)
+
+    def name():
+        while running.is_set():
+            for client in redis.cli("CLIENT", "LIST").splitlines():
+                fields = dict(f.split("=", 1) for f in client.split() if "=" in f)
+                if fields.get("name"):
+                    names[fields["addr"]] = fields["name"]
+            time.sleep(0.05)
+    threads = [threading.Thread(target=read, daemon=True)]
+    if name_clients:
+        threads.append(threading.Thread(target=name, daemon=True))
+    for thread in threads:
+        thread.start()
     time.sleep(0.3)
     try:
-        run()
+        returned = run()
     finally:
         time.sleep(0.3)
+        running.clear()
         monitor.terminate()
-        reader.join(5)
-    return counted
+        for thread in threads:
+            thread.join(5)
+    commands = []
+    for line in lines:
+        at, rest = line.split(" ", 1)
+        client = rest[rest.index("[") + 1:rest.index("]")].split(" ")[-1]
+        words = [w.strip().strip('"') for w in rest[rest.index("]") + 1:].split('" "')]
+        if name_clients and [w.upper() for w in words[:2]] == ["CLIENT", "LIST"]:
+            continue
+        commands.append((float(at), names.get(client, client), words))
+    return returned, commands
+
+
+def timeline(commands, began, seconds, ended, names, stats, began_monotonic):
+    """The run's events, in seconds from the first process' start: when each component's first
+    and last Redis command came (by the name its connection gave in HELLO), when the scheduler
+    first pushed to the fetch stream and marked the crawl done, the site's first request and
+    last answer, and each process' exit: where a run's time goes that is not fetching."""
+    first, last = {}, {}
+    pushed = done = None
+    for at, client, words in commands:
+        who = client.removeprefix("squall-")
+        first.setdefault(who, at - began)
+        last[who] = at - began
+        if words[0].upper() == "SET" and len(words) > 1 and words[1].endswith(":done"):
+            done = at - began
+        if (pushed is None and who == "scheduler" and words[0].upper() == "EVALSHA"
+                and len(words) > 3 and words[3].endswith(":fetch")):
+            pushed = at - began
+    events = [(f"{who} connected", t) for who, t in first.items()]
+    events += [(f"{who}'s last command", t) for who, t in last.items()]
+    if pushed is not None:
+        events.append(("first dispatch pushed", pushed))
+    if done is not None:
+        events.append(("crawl marked done", done))
+    if stats["first"] is not None:
+        events.append(("site's first request", stats["first"] - began_monotonic))
+        events.append(("site's last answer", stats["last"] - began_monotonic))
+    events += [(f"{n} exited", e) for n, e in zip(names, ended)]
+    events.append(("all ended", seconds))
+    return ", ".join(f"{what} {t:.2f}" for what, t in sorted(events, key=lambda e: e[1]))
 
 
 def per_page_cpu(names, cpu, pages):
@@ -329,7 +398,7 @@ def site_stats(port):
         return json.load(r)
 
 
-def scaling_part(squall, work, pages):
+def scaling_part(squall, work, pages, with_timeline=False):
     port = free_port()
     site = subprocess.Popen(["taskset", "-c", "1", sys.executable, "-c",
                              "import asyncio, sys; sys.path.insert(0, %r); "
@@ -348,9 +417,15 @@ def scaling_part(squall, work, pages):
         for n in (1, 2, 4):
             site_stats(port)
             redis_cpu = redis.cpu()
-            began = time.monotonic()
+            record = {}
             # --per-host holds across the fetchers together: high enough not to be the limit.
-            seconds, cpu = timed(cluster_argvs(squall, redis, pg, f"scale{n}", n, 4, 64), work)
+            argvs = cluster_argvs(squall, redis, pg, f"scale{n}", n, 4, 64)
+            if with_timeline:
+                (seconds, cpu), commands = monitored(
+                    redis, lambda: timed(argvs, work, record=record), name_clients=True)
+            else:
+                seconds, cpu = timed(argvs, work, record=record)
+            began = record["monotonic"]
             rates[n] = pages / seconds
             # The fetchers' own rate, from the site's first request to its last answer: what
             # the processes' start and their noticing the end (a constant) leave out.
@@ -363,6 +438,10 @@ def scaling_part(squall, work, pages):
                 f" of {seconds:.2f} s (first request at {stats['first'] - began:.2f} s, last answer "
                 f"{began + seconds - stats['last']:.2f} s before the end); CPU us/page: {per_page_cpu(cluster_names(n), cpu, pages)}, "
                 f"Redis {redis_cpu * 1e6 / pages:.0f}")
+            if with_timeline:
+                log(f"scaling: {n} fetcher(s), timeline (s): " + timeline(
+                    commands, record["wall"], seconds, record["ended"], cluster_names(n), stats,
+                    began))
         cases = []
         for n in (1, 2, 4):
             cases.append({"case": f"cluster, site answering in 20 ms, {pages} pages: {n} fetcher "
@@ -388,8 +467,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build/release", help="the release build tree")
     ap.add_argument("--site-pages", type=int, default=5000)
-    ap.add_argument("--scaling-pages", type=int, default=1500)
+    ap.add_argument("--scaling-pages", type=int, default=6000)
     ap.add_argument("--only", default="crawl,scaling")
+    ap.add_argument("--timeline", action="store_true",
+                    help="log each scaling run's events (Redis MONITOR, which costs some CPU)")
     args = ap.parse_args()
     squall = os.path.abspath(os.path.join(args.build, "squall"))
     if not os.path.exists(squall):
@@ -403,7 +484,7 @@ def main():
         if "crawl" in parts:
             cases += crawl_part(squall, work, args.site_pages)
         if "scaling" in parts:
-            cases += scaling_part(squall, work, args.scaling_pages)
+            cases += scaling_part(squall, work, args.scaling_pages, args.timeline)
     except BenchError as e:
         sys.exit(f"distributed bench: {e}")
     finally:
