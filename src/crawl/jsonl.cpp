@@ -3,9 +3,9 @@
 
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstring>
-#include <ctime>
 #include <utility>
 
 #include "squall/core/error.h"
@@ -14,14 +14,36 @@ namespace squall {
 
 namespace {
 
-std::string iso_time(int64_t unix_ms) {
-  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char out[40];
-  size_t n = std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%S", &tm);
-  std::snprintf(out + n, sizeof out - n, ".%03dZ", static_cast<int>(unix_ms % 1000));
-  return out;
+// Digits at a time instead of strftime and snprintf, which took about half of a line's time.
+void append_digits(std::string& out, int64_t v, int width) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  for (int pad = width - static_cast<int>(end - buf); pad > 0; --pad) out.push_back('0');
+  out.append(buf, end);
+}
+
+// "2026-11-29T23:01:02.345Z": UTC, milliseconds.
+void append_iso_time(std::string& out, int64_t unix_ms) {
+  using namespace std::chrono;
+  const sys_time<milliseconds> at{milliseconds(unix_ms)};
+  const sys_days day = floor<days>(at);
+  const year_month_day date(day);
+  const hh_mm_ss<milliseconds> time(at - day);
+  out.push_back('"');
+  append_digits(out, static_cast<int>(date.year()), 4);
+  out.push_back('-');
+  append_digits(out, static_cast<unsigned>(date.month()), 2);
+  out.push_back('-');
+  append_digits(out, static_cast<unsigned>(date.day()), 2);
+  out.push_back('T');
+  append_digits(out, time.hours().count(), 2);
+  out.push_back(':');
+  append_digits(out, time.minutes().count(), 2);
+  out.push_back(':');
+  append_digits(out, time.seconds().count(), 2);
+  out.push_back('.');
+  append_digits(out, time.subseconds().count(), 3);
+  out.append("Z\"");
 }
 
 // The length of the valid UTF-8 sequence starting at s[i] (2 to 4), or 0 if it is not one.
@@ -205,10 +227,17 @@ void append_page_line(std::string& j, const CrawledPage& p, int64_t fetched_at, 
   text(",\"parent\":", p.parent, true);
   text(",\"content_type\":", p.content_type);
   number(",\"length\":", p.length);
-  text(",\"fetched_at\":", iso_time(fetched_at));
-  char elapsed[32];
-  std::snprintf(elapsed, sizeof elapsed, ",\"elapsed_ms\":%.3f", p.elapsed_ms);
-  j.append(elapsed);
+  j.append(",\"fetched_at\":");
+  append_iso_time(j, fetched_at);
+  j.append(",\"elapsed_ms\":");
+  char elapsed[64];
+  // As printf's %.3f: the same digits, without parsing a format string each line.
+  auto [end, ec] =
+      std::to_chars(elapsed, elapsed + sizeof elapsed, p.elapsed_ms, std::chars_format::fixed, 3);
+  if (ec == std::errc())
+    j.append(elapsed, end);
+  else
+    j.append("null");
   number(",\"links\":", p.links);
   text(",\"error\":", p.error, true);
   text(",\"error_kind\":", p.error_kind, true);

@@ -2,6 +2,7 @@
 #include "squall/crawl/links.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -152,6 +153,8 @@ class LinkTokenizer final : public Tokenizer {
   bool settled() const noexcept { return decoder_.has_value(); }
   // Attribute bytes → UTF-8 → references resolved → (strip) whitespace stripped.
   std::string decode(std::string_view bytes, bool strip = true);
+  // decode() of bytes the caller gives up: taken as they are when nothing in them changes.
+  std::string decode_owned(std::string& bytes, bool strip = true);
   std::optional<Url> parse(const std::string& input, const Url* base) const;
   // The link `raw` makes, unless it is a resource link that is not reported.
   std::optional<Link> resolve(RawLink& raw);
@@ -219,6 +222,18 @@ void LinkTokenizer::found(RawLink raw) {
   if (std::optional<Link> link = resolve(raw)) emit(std::move(*link));
 }
 
+namespace {
+
+// Strips ASCII whitespace from both ends of `s`, in place.
+void strip_in_place(std::string& s) {
+  const std::string_view kept = strip_ascii_whitespace(s);
+  if (kept.size() == s.size()) return;
+  s.erase(static_cast<size_t>(kept.data() + kept.size() - s.data()));
+  s.erase(0, static_cast<size_t>(kept.data() - s.data()));
+}
+
+}  // namespace
+
 std::string LinkTokenizer::decode(std::string_view bytes, bool strip) {
   if (!decoder_->is_utf8()) {
     utf8_.clear();
@@ -226,13 +241,18 @@ std::string LinkTokenizer::decode(std::string_view bytes, bool strip) {
     bytes = utf8_;
   }
   std::string decoded = decode_attribute(bytes);
-  if (strip) {  // after decoding: "&#32;" and "&Tab;" are whitespace too
-    const std::string_view kept = strip_ascii_whitespace(decoded);
-    if (kept.size() != decoded.size()) {
-      decoded.erase(static_cast<size_t>(kept.data() + kept.size() - decoded.data()));
-      decoded.erase(0, static_cast<size_t>(kept.data() - decoded.data()));
-    }
-  }
+  if (strip) strip_in_place(decoded);  // after decoding: "&#32;" and "&Tab;" are whitespace too
+  return decoded;
+}
+
+// Most links are UTF-8 without a character reference: their bytes are the link, and a page's
+// links cost an allocation and a copy fewer each.
+std::string LinkTokenizer::decode_owned(std::string& bytes, bool strip) {
+  // Three memchr calls: string::find_first_of looks for the set at each byte.
+  auto has = [&bytes](char c) { return std::memchr(bytes.data(), c, bytes.size()) != nullptr; };
+  if (!decoder_->is_utf8() || has('&') || has('\r') || has('\0')) return decode(bytes, strip);
+  std::string decoded = std::move(bytes);
+  if (strip) strip_in_place(decoded);
   return decoded;
 }
 
@@ -267,10 +287,10 @@ void LinkTokenizer::settle() {
 std::optional<Link> LinkTokenizer::resolve(RawLink& raw) {
   Link link;
   link.element = raw.element;
-  link.raw = decode(raw.value);
+  link.raw = decode_owned(raw.value);
   bool resource = raw.element == LinkElement::Link && !raw.has_rel;
   if (raw.has_rel) {
-    link.rel = decode(raw.rel, false);
+    link.rel = decode_owned(raw.rel, false);
     bool any = false;
     for_each_token(link.rel, [&](std::string_view token) {
       any = true;

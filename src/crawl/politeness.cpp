@@ -74,6 +74,8 @@ void Politeness::robots_unreachable(const std::string& host, std::optional<TimeP
     return;
   }
   h.robots = Robots::Unavailable;
+  given_up_.push_back(host);
+  ++unavailable_count_;
 }
 
 bool Politeness::unavailable(const std::string& host) const {
@@ -146,13 +148,32 @@ std::vector<std::pair<std::string, double>> Politeness::slowest_hosts(size_t n) 
   return slow;
 }
 
+void Politeness::forget_unavailable(TimePoint now, std::vector<std::string>& forgotten) {
+  // Each host past the bound is looked at once: one the frontier will not forget yet goes to
+  // the back, for a later call.
+  for (size_t over = given_up_.size() - std::min(given_up_.size(), options_.max_unavailable);
+       over > 0; --over) {
+    std::string host = std::move(given_up_.front());
+    given_up_.pop_front();
+    auto it = hosts_.find(host);
+    if (it == hosts_.end() || it->second.robots != Robots::Unavailable) continue;
+    if (!frontier_.forget(host, now) && frontier_.host(host)) {
+      given_up_.push_back(std::move(host));
+      continue;
+    }
+    hosts_.erase(it);
+    forgotten.push_back(std::move(host));
+  }
+}
+
 std::vector<std::string> Politeness::forget_idle(TimePoint now) {
   std::vector<std::string> forgotten;
+  forget_unavailable(now, forgotten);
   if (hosts_.size() <= options_.max_hosts) return forgotten;
   if (hosts_.size() < next_sweep_ && now < next_sweep_at_) return forgotten;
   for (auto it = hosts_.begin(); it != hosts_.end();) {
     const Host& h = it->second;
-    // A host given up on stays so for the run: its tasks are set aside, not tried again.
+    // A host given up on stays so until forget_unavailable() forgets it, the longest first.
     bool waits = h.robots == Robots::Pending || h.robots == Robots::Unavailable;
     if (waits || !(frontier_.forget(it->first, now) || !frontier_.host(it->first))) {
       ++it;

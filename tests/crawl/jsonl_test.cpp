@@ -112,6 +112,27 @@ TEST(JsonLines, APageIsOneLineWithTheFieldsInTheirDocumentedOrder) {
             "\"redirects\":[],\"content_length\":null,\"last_modified\":null,\"etag\":null}\n");
 }
 
+TEST(JsonLines, TheFetchTimeIsUtcToTheMillisecondAndTheElapsedTimeHasThreeDecimals) {
+  auto fields = [](int64_t fetched_at, double elapsed_ms) {
+    CrawledPage p = page_of("http://127.0.0.1/");
+    p.elapsed_ms = elapsed_ms;
+    std::string line;
+    append_page_line(line, p, fetched_at, false);
+    nlohmann::json j = nlohmann::json::parse(line);
+    return j["fetched_at"].get<std::string>() + " " + j["elapsed_ms"].dump();
+  };
+  EXPECT_EQ(fields(0, 0), "1970-01-01T00:00:00.000Z 0.0");
+  EXPECT_EQ(fields(951782400007, 12.3456), "2000-02-29T00:00:00.007Z 12.346");
+  EXPECT_EQ(fields(1704067199999, 0.0004), "2023-12-31T23:59:59.999Z 0.0");
+  std::string line;
+  CrawledPage p = page_of("http://127.0.0.1/");
+  p.elapsed_ms = 2.0625;
+  append_page_line(line, p, 1796000000000, false);
+  EXPECT_NE(line.find("\"fetched_at\":\"2026-11-30T00:53:20.000Z\",\"elapsed_ms\":2.062,"),
+            std::string::npos)
+      << line << "(rounded half to even, as printf's %.3f)";
+}
+
 TEST(JsonLines, TitleRedirectsHeadersAndOutlinksAreWrittenWhenKnown) {
   TempDir dir;
   std::string path = (dir.path() / "out.jsonl").string();

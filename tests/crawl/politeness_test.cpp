@@ -292,5 +292,57 @@ TEST(Politeness, TheSlowestHostsIncludeTheForgottenOnes) {
   EXPECT_EQ(p.slowest_hosts(3), (Slow{{"b:80", 50}, {"d:80", 20}, {"a:80", 10}}));
 }
 
+// Gives up on the robots.txt of every host waiting for one at `now`.
+void robots_all_unreachable(Politeness& p, TimePoint now) {
+  while (auto host = p.next_robots(now)) {
+    p.robots_fetch_started(*host);
+    p.robots_unreachable(*host, std::nullopt, now);
+  }
+}
+
+TEST(Politeness, TheHostsGivenUpOnAreBoundedTheLongestGivenUpForgottenFirst) {
+  Frontier f;
+  Politeness p(f, {.max_hosts = 100, .max_unavailable = 2});
+  for (const char* u : {"http://a.test/", "http://b.test/", "http://c.test/"}) {
+    queue(p, f, u);
+    robots_all_unreachable(p, t0);
+  }
+  EXPECT_EQ(p.unavailable_count(), 3u);
+  EXPECT_TRUE(p.unavailable("a.test:80")) << "remembered until forget_idle() trims";
+  // The fetch stage parks the URLs of a host given up on: the frontier holds none of them.
+  for (const char* host : {"a.test:80", "b.test:80", "c.test:80"}) f.drop(host);
+  EXPECT_EQ(p.forget_idle(t0), (std::vector<std::string>{"a.test:80"}));
+  EXPECT_EQ(p.hosts(), 2u);
+  EXPECT_EQ(f.hosts(), 2u) << "the frontier forgets it too";
+  EXPECT_FALSE(p.unavailable("a.test:80"));
+  EXPECT_EQ(p.robots_state("a.test:80"), "unknown");
+  EXPECT_TRUE(p.unavailable("b.test:80"));
+  EXPECT_TRUE(p.unavailable("c.test:80"));
+  EXPECT_TRUE(p.forget_idle(t0).empty()) << "at the bound";
+  // Met again, a is new: its robots.txt is asked for once more.
+  queue(p, f, "http://a.test/back");
+  EXPECT_EQ(p.robots_state("a.test:80"), "pending");
+  ASSERT_EQ(p.next_robots(t0), "a.test:80");
+  p.robots_fetch_started("a.test:80");
+  p.robots_unreachable("a.test:80", std::nullopt, t0);
+  f.drop("a.test:80");
+  EXPECT_EQ(p.unavailable_count(), 4u);
+  EXPECT_EQ(p.forget_idle(t0), (std::vector<std::string>{"b.test:80"}));
+  EXPECT_TRUE(p.unavailable("a.test:80"));
+  EXPECT_TRUE(p.unavailable("c.test:80"));
+}
+
+TEST(Politeness, AHostGivenUpOnWhoseUrlsTheFrontierStillHoldsIsKept) {
+  Frontier f;
+  Politeness p(f, {.max_unavailable = 0});
+  queue(p, f, "http://a.test/");
+  robots_all_unreachable(p, t0);
+  EXPECT_TRUE(p.forget_idle(t0).empty()) << "its URL is still queued";
+  EXPECT_TRUE(p.unavailable("a.test:80"));
+  EXPECT_EQ(f.drop("a.test:80").size(), 1u);
+  EXPECT_EQ(p.forget_idle(t0), (std::vector<std::string>{"a.test:80"}));
+  EXPECT_FALSE(p.unavailable("a.test:80"));
+}
+
 }  // namespace
 }  // namespace squall

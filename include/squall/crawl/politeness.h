@@ -54,6 +54,10 @@ struct PolitenessOptions {
   // Hosts remembered at once before forget_idle() drops the idle ones: a record (and its
   // robots.txt rules) per host ever met would grow with a crawl of the whole web.
   size_t max_hosts = 10'000;
+  // Hosts given up on (robots.txt unreachable) remembered at once: past it, forget_idle()
+  // forgets the longest given up on first, so that a crawl meeting many dead hosts keeps a
+  // bounded record of them. One forgotten and met again is new: its robots.txt is tried again.
+  size_t max_unavailable = 1'000;
 };
 
 class Politeness {
@@ -122,13 +126,17 @@ class Politeness {
   std::vector<std::pair<std::string, double>> slowest_hosts(size_t n) const;
 
   // Once more than max_hosts are remembered, forgets those that nothing waits on: no robots.txt
-  // being fetched or waiting for a retry, not given up on (unavailable stays so for the run),
-  // and idle in the frontier (Frontier::forget), which forgets them too. A forgotten host met
-  // again is new: its robots.txt is fetched again, as when it expires. Cheap when under the
-  // bound; a sweep over every host otherwise, after which the next waits until max_hosts / 4 more
-  // are met or kSweepEvery has passed. Returns the hosts forgotten.
+  // being fetched or waiting for a retry, not given up on, and idle in the frontier
+  // (Frontier::forget), which forgets them too. A forgotten host met again is new: its
+  // robots.txt is fetched again, as when it expires. Cheap when under the bound; a sweep over
+  // every host otherwise, after which the next waits until max_hosts / 4 more are met or
+  // kSweepEvery has passed. Hosts given up on stay so until more than max_unavailable are: the
+  // longest given up on are forgotten first (those the frontier still holds URLs of are kept).
+  // Returns the hosts forgotten.
   std::vector<std::string> forget_idle(TimePoint now);
   size_t hosts() const noexcept { return hosts_.size(); }
+  // Hosts given up on in this run, the forgotten ones included.
+  uint64_t unavailable_count() const noexcept { return unavailable_count_; }
 
   static constexpr size_t kSlowestKept = 16;
   static constexpr Duration kSweepEvery = std::chrono::seconds(1);
@@ -146,6 +154,8 @@ class Politeness {
   };
 
   const Host* find(const std::string& host) const;
+  // Forgets the longest given up on past max_unavailable into `forgotten`.
+  void forget_unavailable(TimePoint now, std::vector<std::string>& forgotten);
 
   Frontier& frontier_;
   PolitenessOptions options_;
@@ -154,6 +164,9 @@ class Politeness {
   // (due, host) of robots.txt fetches to try again; a handful at most, so a vector.
   std::vector<std::pair<TimePoint, std::string>> robots_retries_;
   size_t robots_fetching_ = 0;
+  // The hosts given up on and remembered, in the order they were given up.
+  std::deque<std::string> given_up_;
+  uint64_t unavailable_count_ = 0;
   // forget_idle() sweeps again once this many hosts are remembered, or at this time.
   size_t next_sweep_ = 0;
   TimePoint next_sweep_at_{};
