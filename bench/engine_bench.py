@@ -16,8 +16,10 @@ serves it with nginx pinned to core 1, then runs, pinned to core 0, concurrency 
             site's root, with the engine's SQLite store and JSON lines export
   scrapy    bench/engine_scrapy.py: a Spider doing the same with response.css, exporting its
             items as JSON lines (capped at --scrapy-pages, about 50 pages/s)
-Reported per crawler: pages/s, CPU microseconds (user + system) per page, peak RSS. Both parse
-with libxml2 (parsel uses lxml), so the parse is a floor that neither goes below.
+Reported per crawler: pages/s, CPU microseconds (user + system) per page, peak RSS. Both select
+on a libxml2 tree (parsel through lxml), but squall builds that tree from its own tokenizer for
+UTF-8 pages (src/crawl/html_tree_builder.h) in about a fifth of libxml2's parse, so the parse is
+no floor: the engine's per-task work and the selection are most of squall's CPU a page.
 
 The python part serves the same site and runs, pinned to core 0 as the others (the loop and the
 interpreter's thread share it), concurrency 64, robots.txt ignored as Scrapy does:

@@ -32,9 +32,9 @@ struct HtmlTree {
   mutable std::optional<Url> base_url_;
 };
 
-// One XPath expression compiled once and evaluated against any number of context nodes of one
-// document. libxml2's messages are collected instead of printed while it lives, so it must live
-// on the stack of the call that uses it.
+// One XPath expression compiled (or taken from the thread's cache of compiled expressions) and
+// evaluated against any number of context nodes of one document. libxml2's messages are collected
+// instead of printed while it lives, so it must live on the stack of the call that uses it.
 class XPathEvaluation {
  public:
   explicit XPathEvaluation(xmlDocPtr doc);
@@ -53,6 +53,7 @@ class XPathEvaluation {
  private:
   xmlXPathContextPtr context_ = nullptr;
   xmlXPathCompExprPtr compiled_ = nullptr;
+  bool cached_ = false;  // compiled_ belongs to the thread's cache of compiled expressions
   std::string expression_;
   std::string message_;  // libxml2's first message
   std::string error_;

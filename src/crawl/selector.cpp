@@ -5,6 +5,7 @@
 #include <libxml/tree.h>
 
 #include <new>
+#include <unordered_map>
 
 #include "html_tree.h"
 #include "squall/crawl/css.h"
@@ -59,6 +60,25 @@ std::string quoted(std::string_view value) {
   size_t cut = 40;
   while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
   return std::string(value.substr(0, cut)) + "...";
+}
+
+// CSS selectors translated once on this thread and kept, by their text, with their XPath: a
+// handler selects with the same few on every page. Only translations that succeed and are short
+// are kept, and at most kCachedTranslations of them (bounded memory whatever selectors a
+// handler makes up); the rest are translated at each call.
+constexpr size_t kCachedTranslations = 256;
+constexpr size_t kMaxCachedTranslationBytes = 4096;
+thread_local std::unordered_map<std::string, std::string> translations;
+
+// The XPath of `selector`, from the cache or translated (and then kept when it may be).
+CssTranslation translate(std::string_view selector) {
+  if (auto it = translations.find(std::string(selector)); it != translations.end())
+    return CssTranslation::translated(it->second);
+  CssTranslation translation = css_to_xpath(selector);
+  if (translation.ok() && translations.size() < kCachedTranslations &&
+      translation.xpath().size() <= kMaxCachedTranslationBytes)
+    translations.emplace(std::string(selector), translation.xpath());
+  return translation;
 }
 
 }  // namespace
@@ -217,7 +237,7 @@ SelectorList SelectorList::select(const Selector* contexts, size_t count, std::s
   std::string_view expression = query;
   CssTranslation translation = CssTranslation::translated({});
   if (is_css) {
-    translation = css_to_xpath(query);
+    translation = translate(query);
     if (!translation.ok()) return failure(translation.error());
     expression = translation.xpath();
   }

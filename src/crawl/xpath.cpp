@@ -8,6 +8,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <limits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -72,6 +73,22 @@ struct ContextPool {
 thread_local ContextPool context_pool;
 constexpr size_t kPooledContexts = 4;
 
+// Expressions compiled once on this thread and kept, by their text: a handler selects with the
+// same few expressions on every page, and compiling one costs about as much as evaluating it on
+// a small page. A compiled expression depends on no document (the pooled contexts have no
+// dictionary) and evaluation does not change it, so nested evaluations may share one. Entries
+// are never evicted, since an evaluation further up the stack may be using any of them; past
+// the cap, or for a long expression, the evaluation compiles and frees its own.
+struct CompiledCache {
+  std::unordered_map<std::string, xmlXPathCompExprPtr> expressions;
+  ~CompiledCache() {
+    for (auto& [text, compiled] : expressions) xmlXPathFreeCompExpr(compiled);
+  }
+};
+thread_local CompiledCache compiled_cache;
+constexpr size_t kCachedExpressions = 256;
+constexpr size_t kMaxCachedExpressionBytes = 4096;
+
 }  // namespace
 
 XPathEvaluation::XPathEvaluation(xmlDocPtr doc)
@@ -92,7 +109,7 @@ XPathEvaluation::XPathEvaluation(xmlDocPtr doc)
 }
 
 XPathEvaluation::~XPathEvaluation() {
-  if (compiled_) xmlXPathFreeCompExpr(compiled_);
+  if (compiled_ && !cached_) xmlXPathFreeCompExpr(compiled_);
   if (context_) {
     if (context_pool.free.size() < kPooledContexts) {
       context_->doc = nullptr;
@@ -116,11 +133,22 @@ bool XPathEvaluation::compile(std::string_view expression) {
     error_ = "invalid XPath expression: it contains a NUL byte";
     return false;
   }
+  if (auto it = compiled_cache.expressions.find(expression_);
+      it != compiled_cache.expressions.end()) {
+    compiled_ = it->second;
+    cached_ = true;
+    return true;
+  }
   compiled_ = xmlXPathCtxtCompile(context_, BAD_CAST expression_.c_str());
   if (compiled_ == nullptr) {
     error_ = "invalid XPath expression '" + expression_ +
              "': " + (message_.empty() ? "syntax error" : message_);
     return false;
+  }
+  if (compiled_cache.expressions.size() < kCachedExpressions &&
+      expression_.size() <= kMaxCachedExpressionBytes) {
+    compiled_cache.expressions.emplace(expression_, compiled_);
+    cached_ = true;
   }
   return true;
 }
