@@ -202,7 +202,9 @@ const Handler::Callback* Handler::find_callback(const std::string& name,
   return &it->second.first;
 }
 
-CrawlTask Handler::task_for_keywords(const json& kwargs) const {
+CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
+  if (!kwargs.is_object())
+    throw Error(ErrorKind::InvalidArgument, "crawl() keywords must be an object");
   // crawl_config under the call's own keywords; headers are merged field by field.
   json merged = crawl_config.is_object() ? crawl_config : json::object();
   for (const auto& [name, value] : kwargs.items()) {
@@ -237,28 +239,6 @@ CrawlTask Handler::task_for_keywords(const json& kwargs) const {
       t.fetch[name] = value;
   }
   t.schedule = TaskSchedule::from_json(schedule);
-  if (auto data = t.fetch.find("data"); data != t.fetch.end() && data->is_object()) {
-    *data = form_encode(*data);
-    if (!t.fetch.contains("method")) t.fetch["method"] = "POST";
-  } else if (data != t.fetch.end() && !t.fetch.contains("method")) {
-    t.fetch["method"] = "POST";
-  }
-  return t;
-}
-
-CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
-  if (!kwargs.is_object())
-    throw Error(ErrorKind::InvalidArgument, "crawl() keywords must be an object");
-  // A callback follows its links with the same keywords, call after call: they are checked and
-  // merged once, and each task starts as a copy of what they gave.
-  if (!keywords_.task || keywords_.kwargs != kwargs || keywords_.config != crawl_config) {
-    keywords_.task.reset();
-    CrawlTask task = task_for_keywords(kwargs);  // throws on a bad keyword: nothing is kept
-    keywords_.kwargs = kwargs;
-    keywords_.config = crawl_config;
-    keywords_.task = std::move(task);
-  }
-  CrawlTask t = *keywords_.task;
 
   // The URL: resolved against the current response, params appended.
   UrlResult parsed = Url::parse(url, base_url_);
@@ -273,6 +253,12 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
       parsed = Url::parse(target);
     }
     t.fetch.erase("params");
+  }
+  if (auto data = t.fetch.find("data"); data != t.fetch.end() && data->is_object()) {
+    *data = form_encode(*data);
+    if (!t.fetch.contains("method")) t.fetch["method"] = "POST";
+  } else if (data != t.fetch.end() && !t.fetch.contains("method")) {
+    t.fetch["method"] = "POST";
   }
   if (parsed && (parsed->is_http() || parsed->scheme() == "data")) {
     t.url = std::string(parsed->href());

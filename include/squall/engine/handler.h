@@ -153,8 +153,7 @@ class Handler {
   const Callback* find_callback(const std::string& name, CallbackOptions* options) const;
 
   // A task as crawl(url, kwargs) builds it (crawl_config merged under kwargs); throws
-  // squall::Error (InvalidArgument) naming an unknown or mistyped keyword. The keywords last
-  // seen are kept with what they gave, so a handler belongs to one thread at a time.
+  // squall::Error (InvalidArgument) naming an unknown or mistyped keyword.
   CrawlTask make_task(std::string_view url, const nlohmann::json& kwargs) const;
 
  protected:
@@ -180,15 +179,6 @@ class Handler {
 
  private:
   void hand_on_when_full();
-  // The task that crawl_config and `kwargs` describe, without its URL (fetch.params kept).
-  CrawlTask task_for_keywords(const nlohmann::json& kwargs) const;
-
-  // The keywords make_task read last, crawl_config as it was then, and the task they gave.
-  struct Keywords {
-    nlohmann::json kwargs, config;
-    std::optional<CrawlTask> task;
-  };
-  mutable Keywords keywords_;
 
   std::string project_;
   std::map<std::string, std::pair<Callback, CallbackOptions>> callbacks_;
