@@ -137,7 +137,22 @@ struct Scheduler::ProjectState {
     std::string taskid;
     uint64_t token;
   };
-  std::deque<Deadline> deadlines;  // in dispatch order, so earliest first
+  // In dispatch order, so earliest first. An outcome leaves its deadline here (finding it would
+  // cost a search); such stale ones are dropped once they outnumber the tasks in work, so this
+  // holds at most about twice what is in work instead of every dispatch of the last
+  // processing_timeout (600 s of dispatches at 100,000/s would be 60 M deadlines).
+  std::deque<Deadline> deadlines;
+
+  void add_deadline(Deadline d) {
+    if (deadlines.size() >= 2 * in_work.size() + kDeadlineSlack) {
+      std::erase_if(deadlines, [this](const Deadline& x) {
+        auto it = in_work.find(x.taskid);
+        return it == in_work.end() || it->second.token != x.token;
+      });
+    }
+    deadlines.push_back(std::move(d));
+  }
+  static constexpr size_t kDeadlineSlack = 1024;
 
   std::vector<CrawlTask> postponed;  // force_update requests for tasks in work
   KnownTaskids known;
@@ -453,8 +468,8 @@ Task<std::vector<Dispatch>> Scheduler::select(size_t max) {
       uint64_t token = ++tokens_;
       std::string taskid = q.task.taskid;
       Dispatch d{q.task, token};
-      p->deadlines.push_back({now + options_.processing_timeout, taskid, token});
       p->in_work[taskid] = ProjectState::InWork{token, std::move(q)};
+      p->add_deadline({now + options_.processing_timeout, std::move(taskid), token});
       out.push_back(std::move(d));
       last_served = p->info.name;
       progress = true;
@@ -601,7 +616,7 @@ Scheduler::Held Scheduler::held(const std::string& project) const {
   auto it = projects_.find(project);
   if (it == projects_.end()) return {};
   const ProjectState& p = *it->second;
-  return {p.ready.size(), p.delayed.size(), p.in_work.size()};
+  return {p.ready.size(), p.delayed.size(), p.in_work.size(), p.deadlines.size()};
 }
 
 }  // namespace squall

@@ -302,6 +302,30 @@ TEST_F(SchedulerTest, ATaskWithNoOutcomeWithinTheProcessingTimeoutIsDispatchedAg
   EXPECT_EQ(stored("http://h/a").status, TaskStatus::Success);
 }
 
+TEST_F(SchedulerTest, AnsweredTasksLeaveNoDeadlineBehindAndOneStillInWorkKeepsItsOwn) {
+  request(task("http://h/slow"));
+  auto slow = select(1);
+  ASSERT_EQ(slow.size(), 1u);
+  std::vector<CrawlTask> tasks;
+  for (int i = 0; i < 5000; ++i) tasks.push_back(task("http://h/" + std::to_string(i)));
+  request(tasks);
+  size_t answered = 0;
+  for (auto d = select(10); !d.empty(); d = select(10)) {
+    for (const Dispatch& x : d) answered += outcome(x, true);
+    Scheduler::Held held = scheduler_->held("p");
+    EXPECT_EQ(held.in_work, 1u);
+    ASSERT_LE(held.deadlines, 2 * held.in_work + 1024 + 10) << "after " << answered;
+  }
+  EXPECT_EQ(answered, 5000u);
+  EXPECT_LT(scheduler_->held("p").deadlines, 5000u);
+  now_ += 600;
+  auto again = select();
+  ASSERT_EQ(again.size(), 1u) << "the task still in work times out as before";
+  EXPECT_EQ(again[0].task.url, "http://h/slow");
+  EXPECT_TRUE(outcome(again[0], true));
+  expect_counters_match_recount();
+}
+
 TEST_F(SchedulerTest, AProjectsTokenBucketLimitsItsDispatches) {
   add_project("p", 2, 3);
   std::vector<CrawlTask> many;

@@ -132,9 +132,10 @@ class Scheduler {
   nlohmann::json counters(const std::string& project);
   const TaskCounters* project_counters(const std::string& project) const;
 
-  // Tasks held in memory for a project: ready, delayed, in work.
+  // Tasks held in memory for a project: ready, delayed, in work, and the processing-timeout
+  // deadlines kept for them (at most about twice those in work, whatever was dispatched before).
   struct Held {
-    size_t ready = 0, delayed = 0, in_work = 0;
+    size_t ready = 0, delayed = 0, in_work = 0, deadlines = 0;
   };
   Held held(const std::string& project) const;
 
