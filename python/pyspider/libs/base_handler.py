@@ -29,7 +29,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from pyspider.libs.response import HTTPError, Response  # noqa: F401 (scripts use them)
 from pyspider.libs.url_join import Joiner
-from pyspider.libs.utils import md5string
+from pyspider.libs.utils import _md5, md5string
 
 _SCHEDULE_FIELDS = ("priority", "retries", "exetime", "age", "itag", "force_update",
                     "auto_recrawl", "cancel")
@@ -257,9 +257,11 @@ class BaseHandler:
         """Asks for `url` (or each URL of a list) to be fetched and handed to `callback`, with
         pyspider's keywords; returns the task dict (a list for a list). An unknown keyword
         raises TypeError naming it."""
+        if type(url) is str:
+            return self._crawl(url, kwargs)
         if isinstance(url, (list, tuple)):
-            return [self._crawl(u, **dict(kwargs)) for u in url]
-        return self._crawl(url, **kwargs)
+            return [self._crawl(u, dict(kwargs)) for u in url]
+        return self._crawl(url, kwargs)
 
     def send_message(self, project, msg, url="data:,on_message"):
         """Sends `msg` to `project`'s on_message."""
@@ -267,7 +269,8 @@ class BaseHandler:
         self._messages.append([project, msg])
         self._hand_on_when_full()
 
-    def _crawl(self, url, **kwargs):
+    def _crawl(self, url, kwargs):
+        """crawl() of one URL; `kwargs` is its own (changed in place)."""
         if not KEYWORDS.issuperset(kwargs):
             unknown = [k for k in kwargs if k not in KEYWORDS]
             raise TypeError("crawl() got an unexpected keyword argument '%s'" % unknown[0])
@@ -327,16 +330,21 @@ class BaseHandler:
         task = {"project": self.project_name, "url": url, "schedule": schedule, "fetch": fetch,
                 "process": process}
         groups = {"schedule": schedule, "fetch": fetch, "process": process}
+        # (most tasks hold scalars only, which a look at the types tells)
+        plain = type(self.project_name) in _SCALARS
         for key, value in kwargs.items():
             groups[_GROUP[key]][key] = value
+            if plain and type(value) not in _SCALARS:
+                plain = False
         if binary is not None:
             fetch["data_base64"] = binary
-        task["taskid"] = taskid if taskid is not None else self.get_taskid(task)
-        # (most tasks hold scalars only, which a look at the types tells)
-        if not (type(task["taskid"]) in _SCALARS and type(task["project"]) in _SCALARS
-                and _SCALARS.issuperset(map(type, schedule.values()))
-                and _SCALARS.issuperset(map(type, fetch.values()))
-                and _SCALARS.issuperset(map(type, process.values()))) and not _is_plain(task):
+        if taskid is None:
+            if type(self).get_taskid is _BASE_GET_TASKID:
+                taskid = _md5(url.encode("utf-8")).hexdigest()
+            else:
+                taskid = self.get_taskid(task)
+        task["taskid"] = taskid
+        if not (plain and type(taskid) in _SCALARS) and not _is_plain(task):
             try:
                 json.dumps(task)
             except (TypeError, ValueError) as e:
@@ -456,3 +464,7 @@ class BaseHandler:
         if not catches:
             response.raise_for_status()
         return run_func(function, response, task)
+
+
+# A Handler that keeps BaseHandler's get_taskid has its taskids made in _crawl directly.
+_BASE_GET_TASKID = BaseHandler.get_taskid
