@@ -76,9 +76,11 @@ Task<bool> crawl_done(RedisClient& redis, const ClusterOptions& o) {
 }
 
 // A component whose input stream `queue` is empty for its group (nothing waiting, nothing held)
-// once the crawl is marked done: it may leave.
+// once the crawl is marked done, and the scheduler beside it (if any) has returned: it may leave.
 Task<bool> may_leave(RedisClient& redis, const ClusterOptions& o, StreamQueue& queue) {
-  if (!o.exit_when_done || !co_await crawl_done(redis, o)) co_return false;
+  if (!o.exit_when_done) co_return false;
+  if (o.own_scheduler_ended && !o.own_scheduler_ended->is_set()) co_return false;
+  if (!co_await crawl_done(redis, o)) co_return false;
   StreamDepth depth = co_await queue.depth();
   co_return depth.lag == 0 && depth.pending == 0;
 }

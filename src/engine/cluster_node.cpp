@@ -9,6 +9,23 @@
 #include "squall/engine/engine_store.h"
 
 namespace squall {
+namespace {
+
+// The scheduler, setting `ended` as it returns or throws: the components beside it wait for that
+// before they look at the done mark (cluster.h), which a run before this one may have left.
+Task<ComponentSummary> scheduler_then_set(ClusterOptions o, std::vector<ProjectRuntime*> projects,
+                                          Event& halt, Event& ended) {
+  try {
+    ComponentSummary summary = co_await run_scheduler(std::move(o), std::move(projects), halt);
+    ended.set();
+    co_return summary;
+  } catch (...) {
+    ended.set();
+    throw;
+  }
+}
+
+}  // namespace
 
 Task<ClusterNodeSummary> run_cluster_node(ClusterOptions o, std::vector<ProjectRuntime*> projects,
                                           Event& stop) {
@@ -30,8 +47,10 @@ Task<ClusterNodeSummary> run_cluster_node(ClusterOptions o, std::vector<ProjectR
     co_await from.wait();
     to.set();
   }(stop, halt));
+  Event scheduler_ended;
   std::vector<TaskHandle<ComponentSummary>> parts;
-  parts.push_back(spawn(run_scheduler(o, projects, halt)));
+  parts.push_back(spawn(scheduler_then_set(o, projects, halt, scheduler_ended)));
+  o.own_scheduler_ended = &scheduler_ended;
   parts.push_back(spawn(run_fetcher(o, halt)));
   parts.push_back(spawn(run_processor(o, projects, halt)));
   parts.push_back(spawn(run_result_worker(o, halt)));

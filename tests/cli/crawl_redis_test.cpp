@@ -275,6 +275,50 @@ TEST_F(CrawlRedisPostgres, ASchedulerWithCrawlStandsByAndAStoppedCrawlResumesFro
   EXPECT_EQ(unique, site.with_robots);
 }
 
+// A done mark an earlier crawl left in the namespace is cleared by this crawl's scheduler as it
+// starts, which comes after its fetcher's and processor's first look at the streams when the
+// scheduler waits for its project (held here by another session): they end with their
+// scheduler, never on the mark it has not cleared yet.
+TEST_F(CrawlRedisPostgres, ComponentsBesideTheirSchedulerEndWithItNotOnAnEarlierDoneMark) {
+  test::GeneratedSite site(20);
+  TempDir work;
+  test::RedisServer redis;
+  const std::string base = pg().url();
+  const std::string db = base.substr(0, base.rfind('/')) + "/donemark";
+  test::CommandResult created =
+      test::run_command({"/usr/bin/psql", base, "-c", "CREATE DATABASE donemark"}, work.path());
+  ASSERT_EQ(created.status, 0) << created.err;
+  test::CommandResult marked = test::run_command(
+      {"/usr/bin/redis-cli", "-p", std::to_string(redis.port()), "SET", "squall:squall:done", "1"},
+      work.path());
+  ASSERT_EQ(marked.status, 0) << marked.err;
+
+  Process holder = Process::start(
+      {"/usr/bin/psql", db, "-c",
+       "SELECT pg_advisory_lock(hashtextextended('squall project crawl', 0)), pg_sleep(2)"},
+      work.path());
+  bool held = false;
+  for (int i = 0; i < 200 && !held; ++i) {
+    test::CommandResult r =
+        test::run_command({"/usr/bin/psql", db, "-Atc",
+                           "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"},
+                          work.path());
+    held = r.status == 0 && contains(r.out, "1");
+    if (!held) std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(held) << holder.output();
+
+  test::CommandResult crawl =
+      test::run_command({test::squall_binary(), "crawl", site.origin + "/", "--redis", redis.url(0),
+                         "--taskdb", db, "--jsonl", "out.jsonl", "--timeout", "60"},
+                        work.path());
+  EXPECT_EQ(exit_status(holder.wait(10s)), 0) << holder.output();
+  ASSERT_EQ(crawl.status, 0) << crawl.err;
+  auto urls = test::jsonl_urls(work.path() / "out.jsonl");
+  std::set<std::string> unique(urls.begin(), urls.end());
+  EXPECT_EQ(unique, site.with_robots);
+}
+
 TEST(CrawlRedis, WhatCannotRunOverRedisIsAUsageError) {
   TempDir work;
   test::RedisServer redis;

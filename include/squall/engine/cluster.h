@@ -43,11 +43,12 @@
 // project has anything left, on_finished; then it marks the crawl done ("squall:NS:done") and,
 // with exit_when_done, returns (not for a project of @every jobs, below). The other components
 // return, with exit_when_done, once the crawl is marked done and their input stream has nothing
-// left for them; a new scheduler's start clears the mark. A scheduler that starts on a crawl marked
-// done (its predecessor was killed after marking it) runs on_finished again only if it finds
-// something more to do, since the other components may have left. `stop` set ends any of them
-// within a second: a fetcher drops what it fetches (its entries come back to the others after the
-// lease).
+// left for them; a new scheduler's start clears the mark (a component beside a scheduler in one
+// process returns only after that scheduler, whatever mark it saw before the scheduler's start). A
+// scheduler that starts on a crawl marked done (its predecessor was killed after marking it) runs
+// on_finished again only if it finds something more to do, since the other components may have
+// left. `stop` set ends any of them within a second: a fetcher drops what it fetches (its entries
+// come back to the others after the lease).
 //
 // Redis restarting: each command is retried by the client on a new connection where it is
 // safe (stream_queue.h), and one that a restarted Redis answers LOADING (its data set not yet
@@ -152,6 +153,10 @@ struct ClusterOptions {
   Duration lease = std::chrono::seconds(30);
   int max_deliveries = 5;  // of one entry, before it goes to the dead letters
   bool exit_when_done = true;
+  // Set once the scheduler of this process returns, for the components beside it (cluster_node.h):
+  // they look at the done mark only then, since a mark left by an earlier run is cleared only by
+  // that scheduler's start, which may come after theirs.
+  const Event* own_scheduler_ended = nullptr;
   SchedulerOptions scheduler;
   FetcherOptions fetcher;
   FetchStageOptions hosts;  // its capacity is twice the concurrency
