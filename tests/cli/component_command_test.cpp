@@ -3,7 +3,10 @@
 #include "squall/cli/component_command.h"
 
 #include <gtest/gtest.h>
+
 #include <signal.h>
+#include <chrono>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -30,7 +33,12 @@ TEST_F(ComponentCommandTest, AFetcherGivenPortServesItsClusterWhileItRuns) {
       test::Process::start({test::squall_binary(), "fetcher", "--redis", server_.url(),
                             "--namespace", "crawl2", "--keep-running", "--port", "0"},
                            dir_.path());
+  // The line's end may come in a later read than its start.
   int port = test::dashboard_port(test::await_output(fetcher, "Dashboard: "));
+  for (int i = 0; i < 100 && port == 0 && fetcher.running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    port = test::dashboard_port(fetcher.output());
+  }
   ASSERT_GT(port, 0) << fetcher.output();
   std::string origin = "http://127.0.0.1:" + std::to_string(port);
   run([&]() -> Task<void> {
