@@ -3,13 +3,12 @@
 #include "squall/cli/component_command.h"
 
 #include <gtest/gtest.h>
-
 #include <signal.h>
-#include <chrono>
-#include <thread>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "squall/http/client.h"
 #include "support/loop_fixture.h"

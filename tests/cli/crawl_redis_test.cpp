@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "squall/engine/cluster_keys.h"
 #include "support/postgres_server.h"
 #include "support/process.h"
 #include "support/redis_server.h"
@@ -288,9 +289,10 @@ TEST_F(CrawlRedisPostgres, ComponentsBesideTheirSchedulerEndWithItNotOnAnEarlier
   test::CommandResult created =
       test::run_command({"/usr/bin/psql", base, "-c", "CREATE DATABASE donemark"}, work.path());
   ASSERT_EQ(created.status, 0) << created.err;
-  test::CommandResult marked = test::run_command(
-      {"/usr/bin/redis-cli", "-p", std::to_string(redis.port()), "SET", "squall:squall:done", "1"},
-      work.path());
+  test::CommandResult marked =
+      test::run_command({"/usr/bin/redis-cli", "-p", std::to_string(redis.port()), "SET",
+                         cluster_key(default_cluster_namespace, "done"), "1"},
+                        work.path());
   ASSERT_EQ(marked.status, 0) << marked.err;
 
   Process holder = Process::start(
@@ -303,7 +305,7 @@ TEST_F(CrawlRedisPostgres, ComponentsBesideTheirSchedulerEndWithItNotOnAnEarlier
         test::run_command({"/usr/bin/psql", db, "-Atc",
                            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"},
                           work.path());
-    held = r.status == 0 && contains(r.out, "1");
+    held = r.status == 0 && r.out == "1\n";
     if (!held) std::this_thread::sleep_for(20ms);
   }
   ASSERT_TRUE(held) << holder.output();
