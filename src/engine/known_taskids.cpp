@@ -15,10 +15,23 @@ bool too_full(size_t used, size_t slots) noexcept {
   return used * 5 > slots * 4;
 }
 
+// The slot value of a hash: 0 marks an empty slot.
+uint64_t slot_of(uint64_t h) noexcept {
+  return h == 0 ? 1 : h;
+}
+
 }  // namespace
 
 bool KnownTaskids::insert(std::string_view taskid) {
-  uint64_t h = SeenSet::hash(taskid);
+  return insert_hash(SeenSet::hash(taskid));
+}
+
+bool KnownTaskids::contains(std::string_view taskid) const noexcept {
+  return contains_hash(SeenSet::hash(taskid));
+}
+
+bool KnownTaskids::insert_hash(uint64_t h) {
+  h = slot_of(h);
   if (!insert_into(table_of(tables_, h), h)) return false;
   ++size_;
   return true;
@@ -37,8 +50,8 @@ bool KnownTaskids::insert_into(Table& t, uint64_t h) {
   }
 }
 
-bool KnownTaskids::contains(std::string_view taskid) const noexcept {
-  uint64_t h = SeenSet::hash(taskid);
+bool KnownTaskids::contains_hash(uint64_t h) const noexcept {
+  h = slot_of(h);
   const Table& t = tables_[h >> 56];
   if (t.slots.empty()) return false;
   size_t mask = t.slots.size() - 1;

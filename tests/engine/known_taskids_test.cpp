@@ -20,6 +20,20 @@ TEST(KnownTaskidsTest, ATaskidIsKnownOnceInsertedAndOthersAreNot) {
   EXPECT_EQ(known.size(), 1u);
 }
 
+TEST(KnownTaskidsTest, AHashOfZeroIsKnownOnlyOnceInserted) {
+  // 0 marks an empty slot: a taskid hashing to it must not be taken as known (nor ever found)
+  // by its matching the first empty slot.
+  KnownTaskids known;
+  EXPECT_FALSE(known.contains_hash(0));
+  EXPECT_TRUE(known.insert_hash(5));  // the same table as 0's, which has empty slots then
+  EXPECT_FALSE(known.contains_hash(0));
+  EXPECT_TRUE(known.insert_hash(0));
+  EXPECT_TRUE(known.contains_hash(0));
+  EXPECT_FALSE(known.insert_hash(0));
+  EXPECT_TRUE(known.contains_hash(5));
+  EXPECT_EQ(known.size(), 2u);
+}
+
 TEST(KnownTaskidsTest, EveryTaskidStaysKnownAsTheTablesGrow) {
   KnownTaskids known;
   constexpr int kCount = 200'000;

@@ -22,6 +22,10 @@ class KnownTaskids {
   // Inserts `taskid`; true if it was not there yet.
   bool insert(std::string_view taskid);
   bool contains(std::string_view taskid) const noexcept;
+  // The same by a taskid's SeenSet::hash. A hash of 0 (the empty slot's mark) is kept as 1: the
+  // two share a slot, as any two taskids whose hashes agree do.
+  bool insert_hash(uint64_t h);
+  bool contains_hash(uint64_t h) const noexcept;
   size_t size() const noexcept { return size_; }
   // Bytes the tables hold.
   size_t memory() const noexcept;
