@@ -21,6 +21,7 @@
 #include "squall/core/error.h"
 #include "squall/core/event.h"
 #include "squall/core/loop.h"
+#include "squall/core/seconds.h"
 #include "squall/core/semaphore.h"
 #include "squall/engine/processor.h"
 #include "squall/url/url.h"
@@ -115,10 +116,6 @@ std::string python_package_dir() {
       return installed.string();
   }
   return SQUALL_PYTHON_DIR;
-}
-
-Duration seconds(double s) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
 }
 
 }  // namespace
@@ -556,7 +553,7 @@ PyObject* PythonRuntime::Impl::hand_on(PyObject* follows, PyObject* messages) {
 
 void PythonRuntime::Impl::arm(const std::shared_ptr<PythonJob>& job, double after) {
   std::weak_ptr<PythonJob> weak = job;
-  job->timer = job->loop->call_later(seconds(after), [this, weak] {
+  job->timer = job->loop->call_later(from_seconds(after), [this, weak] {
     std::shared_ptr<PythonJob> j = weak.lock();
     if (!j || j->done.is_set()) return;
     double started = j->started.load();
