@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "html_tree_builder.h"
+#include "squall/crawl/html_tree_builder.h"
 
 namespace {
 
@@ -30,7 +30,7 @@ std::string serialized(xmlDocPtr doc) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   xmlInitParser();
   const std::string_view page(reinterpret_cast<const char*>(data), size);
-  xmlDocPtr built = squall::detail::build_html_tree(page, "utf-8", "http://127.0.0.1/");
+  xmlDocPtr built = squall::build_html_tree(page, "utf-8", "http://127.0.0.1/");
   if (built == nullptr) return 0;
   xmlDocPtr parsed = htmlReadMemory(
       page.data(), static_cast<int>(page.size()), "http://127.0.0.1/", "utf-8",

@@ -11,6 +11,7 @@
 #include "squall/control/control_server.h"
 #include "squall/core.h"
 #include "squall/core/event.h"
+#include "squall/core/seconds.h"
 #include "squall/engine/cluster.h"
 #include "squall/engine/crawler.h"
 #include "squall/script/python_runtime.h"
@@ -56,7 +57,7 @@ int run_component(const ComponentCommand& c, std::ostream& err) {
   o.hosts.per_host = c.per_host;
   o.hosts.delay = c.delay;
   o.hosts.obey_robots = !c.ignore_robots;
-  o.lease = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(c.lease));
+  o.lease = from_seconds(c.lease);
   o.max_deliveries = c.max_deliveries;
   o.scheduler.processing_timeout =
       c.processing_timeout > 0 ? c.processing_timeout : processing_timeout_for(o.lease);

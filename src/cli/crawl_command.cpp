@@ -12,6 +12,7 @@
 #include "squall/cli/signal_watch.h"
 #include "squall/control/control_server.h"
 #include "squall/core.h"
+#include "squall/core/seconds.h"
 
 namespace squall::cli {
 
@@ -143,7 +144,7 @@ CrawlerOptions crawler_options(const CrawlCommand& c) {
     if (!(s >= 0) || s > 1e9 || (positive && s == 0))
       throw InvalidArgumentError(std::string("crawl: ") + flag + " must be a " +
                                  (positive ? "positive " : "") + "number of seconds");
-    return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+    return from_seconds(s);
   };
   o.timeout = seconds(c.timeout, "--timeout", true);
   o.render = c.render;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "squall/core/seconds.h"
 #include "squall/engine/engine.h"
 #include "squall/url/url.h"
 
@@ -50,7 +51,7 @@ void EngineMetrics::stop() noexcept {
 
 void EngineMetrics::probe() {
   TimePoint now = Loop::time();
-  double lag = std::max(0.0, std::chrono::duration<double>(now - lag_due_).count());
+  double lag = std::max(0.0, to_seconds(now - lag_due_));
   lag_.observe(lag);
   lag_last_ = lag;
   lag_max_ = std::max(lag_max_, lag);

@@ -1,5 +1,5 @@
 // The tree builder: a tokenizer over the whole page, and libxml2's recovery rules on its tokens.
-#include "html_tree_builder.h"
+#include "squall/crawl/html_tree_builder.h"
 
 #include <libxml/HTMLtree.h>
 #include <libxml/dict.h>
@@ -18,7 +18,7 @@
 #include "squall/url/ascii.h"
 #include "squall/url/charset.h"
 
-namespace squall::detail {
+namespace squall {
 
 namespace {
 
@@ -815,4 +815,4 @@ xmlDocPtr build_html_tree(std::string_view html, const char* encoding, const cha
   return doc.release();
 }
 
-}  // namespace squall::detail
+}  // namespace squall

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "html_tree.h"
-#include "html_tree_builder.h"
+#include "squall/crawl/html_tree_builder.h"
 
 namespace squall {
 
@@ -189,9 +189,9 @@ HtmlDocument HtmlDocument::parse(std::string_view html, const std::string& encod
   // A UTF-8 page (by its label, or by its <meta> when it has none) gets squall's tree builder,
   // which makes libxml2's tree in a fraction of its parser's time; pages it does not mirror, and
   // other encodings, get the parser.
-  if (encoding.empty() || detail::is_utf8_label(encoding)) {
-    tree->doc = detail::build_html_tree(html, encoding.empty() ? nullptr : encoding.c_str(),
-                                        url.empty() ? nullptr : url.c_str());
+  if (encoding.empty() || is_utf8_label(encoding)) {
+    tree->doc = build_html_tree(html, encoding.empty() ? nullptr : encoding.c_str(),
+                                url.empty() ? nullptr : url.c_str());
   }
   if (tree->doc == nullptr) {
     // libxml2 takes an int length; a page beyond 2 GiB is cut there.

@@ -16,6 +16,7 @@
 #include "squall/core/error.h"
 #include "squall/core/future.h"
 #include "squall/core/log.h"
+#include "squall/core/seconds.h"
 #include "squall/core/sleep.h"
 #include "squall/core/spawn.h"
 #include "squall/engine/cluster_keys.h"
@@ -471,9 +472,7 @@ Task<void> schedule(SchedulerProcess& p, EngineStore& store) {
       } else if (std::optional<double> due = scheduler.next_wake()) {
         at = at ? std::min(*at, *due) : *due;
       }
-      if (at)
-        wait = std::min(wait, std::chrono::duration_cast<Duration>(std::chrono::duration<double>(
-                                  std::max(0.0, *at - scheduler.now()))));
+      if (at) wait = std::min(wait, from_seconds(std::max(0.0, *at - scheduler.now())));
       try {
         co_await wake.wait(wait);
       } catch (const TimeoutError&) {
@@ -516,7 +515,7 @@ Task<void> start_over_claimed(EngineStore& store, const std::vector<ProjectRunti
 }  // namespace
 
 double processing_timeout_for(Duration lease) {
-  return std::max(4 * std::chrono::duration<double>(lease).count(), 120.0);
+  return std::max(4 * to_seconds(lease), 120.0);
 }
 
 Task<ComponentSummary> run_scheduler(ClusterOptions o, std::vector<ProjectRuntime*> projects,

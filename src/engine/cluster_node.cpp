@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "squall/core/loop.h"
+#include "squall/core/seconds.h"
 #include "squall/core/spawn.h"
 #include "squall/core/wait.h"
 #include "squall/engine/engine_store.h"
@@ -74,7 +75,7 @@ Task<ClusterNodeSummary> run_cluster_node(ClusterOptions o, std::vector<ProjectR
   summary.fetcher = parts[1].value();
   summary.processor = parts[2].value();
   summary.result_worker = parts[3].value();
-  summary.seconds = std::chrono::duration<double>(Loop::time() - started).count();
+  summary.seconds = to_seconds(Loop::time() - started);
   summary.stopped = stop.is_set();
   co_return summary;
 }

@@ -3,15 +3,9 @@
 
 #include <chrono>
 
+#include "squall/core/seconds.h"
+
 namespace squall {
-
-namespace {
-
-double seconds(Duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
-}  // namespace
 
 size_t ClusterStatus::live() const noexcept {
   size_t n = 0;
@@ -42,8 +36,8 @@ nlohmann::ordered_json component_status_json(const ComponentStatus& c) {
   e["pid"] = c.pid;
   e["state"] = c.dead ? "dead" : "live";
   e["alive"] = !c.dead;
-  e["heartbeat_age"] = seconds(c.age);
-  e["lease"] = seconds(c.lease);
+  e["heartbeat_age"] = to_seconds(c.age);
+  e["lease"] = to_seconds(c.lease);
   e["started"] = c.started;
   e["handled"] = c.report.pages;
   e["lag"] = c.report.lag;

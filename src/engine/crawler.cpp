@@ -15,6 +15,7 @@
 #include "crawl_shared.h"
 #include "squall/core/error.h"
 #include "squall/core/log.h"
+#include "squall/core/seconds.h"
 #include "squall/core/sleep.h"
 #include "squall/core/spawn.h"
 #include "squall/crawl/jsonl.h"
@@ -64,10 +65,6 @@ int64_t unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-double seconds_of(Duration d) {
-  return std::chrono::duration<double>(d).count();
 }
 
 // What crawl `o` is, as its state file records it: a line per start URL (normalized, sorted)
@@ -387,8 +384,8 @@ struct Crawler::State {
     }
     if (!headers.empty()) fetch["headers"] = std::move(headers);
     fetch["user_agent"] = o.user_agent;
-    fetch["timeout"] = seconds_of(o.request_timeout);
-    fetch["connect_timeout"] = seconds_of(std::min(o.connect_timeout, o.request_timeout));
+    fetch["timeout"] = to_seconds(o.request_timeout);
+    fetch["connect_timeout"] = to_seconds(std::min(o.connect_timeout, o.request_timeout));
     if (!o.validate_cert) fetch["validate_cert"] = false;
   }
 
@@ -397,8 +394,8 @@ struct Crawler::State {
     FetcherOptions f;
     f.user_agent = o.user_agent;
     f.max_body_size = o.max_page_size;
-    f.timeout = seconds_of(o.request_timeout);
-    f.connect_timeout = seconds_of(std::min(o.connect_timeout, o.request_timeout));
+    f.timeout = to_seconds(o.request_timeout);
+    f.connect_timeout = to_seconds(std::min(o.connect_timeout, o.request_timeout));
     f.client = client.get();
     f.validate_cert = o.validate_cert;
     f.prepare = [this](const CrawlTask* task, http::HttpRequest& req) { prepare(task, req); };
@@ -407,10 +404,10 @@ struct Crawler::State {
   FetchStageOptions host_options() const {
     FetchStageOptions h;
     h.per_host = std::max<size_t>(1, o.per_host);
-    h.delay = seconds_of(o.delay);
+    h.delay = to_seconds(o.delay);
     h.obey_robots = o.obey_robots;
     h.robots_retries = o.retries;
-    h.robots_backoff = seconds_of(o.retry_backoff);
+    h.robots_backoff = to_seconds(o.retry_backoff);
     return h;
   }
 
@@ -561,7 +558,7 @@ struct Crawler::State {
   }
 
   void fill_summary() {
-    summary.seconds = std::chrono::duration<double>(Loop::time() - started).count();
+    summary.seconds = to_seconds(Loop::time() - started);
     if (const TaskCounters* c = engine->scheduler()->project_counters(kProject)) {
       const CounterValues& totals = c->totals();
       summary.queued_left =
@@ -586,7 +583,7 @@ struct Crawler::State {
 CrawlProject::CrawlProject(Crawler::State& s) : Handler(kProject), s_(s) {
   // The backoff, doubled each try.
   std::map<int, double> delays;
-  double wait = seconds_of(s_.o.retry_backoff);
+  double wait = to_seconds(s_.o.retry_backoff);
   for (int i = 0; i <= std::min(s_.o.retries, 30); ++i, wait *= 2) delays[i] = wait;
   retry_delay = RetryDelays(std::move(delays), wait);
   callback("page", [this](Response& r) { return page(r); },
@@ -930,8 +927,7 @@ CrawlProgress Crawler::progress() const noexcept {
             std::max<int64_t>(0, pending - static_cast<int64_t>(p.in_flight)));
       }
   }
-  if (s.started != TimePoint{})
-    p.seconds = std::chrono::duration<double>(Loop::time() - s.started).count();
+  if (s.started != TimePoint{}) p.seconds = to_seconds(Loop::time() - s.started);
   return p;
 }
 
@@ -1040,7 +1036,7 @@ Task<CrawlSummary> Crawler::run_over_redis() {
   s.client->close();
   if (failure) std::rethrow_exception(failure);
   s.summary.stopped = s.stop_requested && !s.summary.timed_out;
-  s.summary.seconds = std::chrono::duration<double>(Loop::time() - s.started).count();
+  s.summary.seconds = to_seconds(Loop::time() - s.started);
   co_await s.count_results(since);
   co_return s.summary;
 }

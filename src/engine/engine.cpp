@@ -13,6 +13,7 @@
 #include "squall/core/lock.h"
 #include "squall/core/log.h"
 #include "squall/core/queue.h"
+#include "squall/core/seconds.h"
 #include "squall/core/sleep.h"
 #include "squall/core/spawn.h"
 #include "squall/engine/engine_message.h"
@@ -20,14 +21,6 @@
 #include "squall/engine/result_worker.h"
 
 namespace squall {
-
-namespace {
-
-Duration seconds(double s) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
-}
-
-}  // namespace
 
 struct Engine::State {
   EngineOptions options;
@@ -88,7 +81,7 @@ struct Engine::State {
         std::optional<double> at = room > 0 ? scheduler->next_wake() : std::nullopt;
         try {
           if (at)
-            co_await wake.wait(seconds(std::max(0.0, *at - now())));
+            co_await wake.wait(from_seconds(std::max(0.0, *at - now())));
           else
             co_await wake.wait();
         } catch (const TimeoutError&) {
@@ -212,7 +205,8 @@ struct Engine::State {
         if (std::optional<int64_t> at = next_cron_tick(p.runtime->cron_jobs(), last))
           next = next ? std::min(*next, *at) : *at;
       if (!next) co_return;
-      if (double wait = static_cast<double>(*next) - now(); wait > 0) co_await sleep(seconds(wait));
+      if (double wait = static_cast<double>(*next) - now(); wait > 0)
+        co_await sleep(from_seconds(wait));
       int64_t tick = static_cast<int64_t>(std::floor(now()));
       if (tick < *next) continue;
       for (auto& [name, p] : projects) {
@@ -233,7 +227,7 @@ struct Engine::State {
 
   Task<void> committer() {
     for (;;) {
-      co_await sleep(seconds(options.commit_interval));
+      co_await sleep(from_seconds(options.commit_interval));
       co_await commit();
     }
   }

@@ -10,6 +10,7 @@
 #include "squall/core/error.h"
 #include "squall/core/log.h"
 #include "squall/core/loop.h"
+#include "squall/core/seconds.h"
 #include "squall/core/sleep.h"
 #include "squall/core/spawn.h"
 #include "squall/http/http_date.h"
@@ -24,10 +25,6 @@ using namespace std::chrono_literals;
 constexpr Duration kRetryAfterMax = 10min;
 // How long a host waits when Redis could not be asked for its lease.
 constexpr Duration kSharedRetry = 1s;
-
-Duration seconds(double s) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(std::max(0.0, s)));
-}
 
 bool transient(int status) {
   return status == 599 || status == 429 || status >= 500;
@@ -50,7 +47,7 @@ FetchStage::FetchStage(Fetcher& fetcher, FetchStageOptions options, Deliver deli
       park_(std::move(park)),
       frontier_(
           {.per_host = options_.per_host ? options_.per_host : std::numeric_limits<size_t>::max(),
-           .delay = seconds(options_.delay)}),
+           .delay = from_seconds(std::max(0.0, options_.delay))}),
       politeness_(frontier_, {.obey_robots = true,
                               .user_agent = options_.user_agent,
                               .max_hosts = options_.max_hosts}) {
@@ -74,7 +71,7 @@ bool FetchStage::idle() const noexcept {
 std::optional<FetchStage::HostState> FetchStage::host(const std::string& host) const {
   std::optional<Frontier::HostState> f = frontier_.host(host);
   if (!f) return std::nullopt;
-  return HostState{f->queued, f->in_flight, std::chrono::duration<double>(f->delay).count(),
+  return HostState{f->queued, f->in_flight, to_seconds(f->delay),
                    std::string(politeness_.robots_state(host))};
 }
 
@@ -305,7 +302,8 @@ Task<void> FetchStage::fetch_robots(std::string host) {
     std::string message = r.error;
     int& tries = robots_tries_[host];
     if (kind != "tls" && tries < options_.robots_retries) {
-      Duration wait = seconds(options_.robots_backoff) * (1 << std::min(tries, 16));
+      Duration wait =
+          from_seconds(std::max(0.0, options_.robots_backoff)) * (1 << std::min(tries, 16));
       if (std::optional<Duration> after = retry_after(r.headers)) wait = std::max(wait, *after);
       ++tries;
       ++robots_retried_;
@@ -344,7 +342,8 @@ Task<FetchResult> FetchStage::fetch_shared_robots(std::string host, Url url, Cra
   auto tries = robots_tries_.find(host);
   int tried = tries == robots_tries_.end() ? 0 : tries->second;
   // An unreachable answer is kept as long as this stage would wait before its next try.
-  Duration retry_wait = seconds(options_.robots_backoff) * (1 << std::min(tried, 16));
+  Duration retry_wait =
+      from_seconds(std::max(0.0, options_.robots_backoff)) * (1 << std::min(tried, 16));
   std::optional<FetchResult> own;
   FetchResult r;
   try {

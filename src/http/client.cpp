@@ -3,6 +3,7 @@
 
 #include "client_internal.h"
 #include "squall/core/loop_local.h"
+#include "squall/core/seconds.h"
 #include "squall/http/cookie_jar.h"
 #include "squall/http/decode.h"
 #include "squall/http/redirect.h"
@@ -399,7 +400,7 @@ Task<HttpResponse> run_fetch(ClientCore& c, std::shared_ptr<const HttpRequest> s
 
   auto stamp = [&] {
     r.times.total = Loop::time() - start;
-    r.request_time = std::chrono::duration<double>(r.times.total).count();
+    r.request_time = to_seconds(r.times.total);
   };
   // Ends the fetch with an error: thrown, or set on the response. The response inside the error
   // is a copy whose own `error` stays null (an error holding itself would never be freed).

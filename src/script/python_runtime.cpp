@@ -16,10 +16,12 @@
 #include <mutex>
 #include <thread>
 
+#include "python_html_tree.h"
 #include "python_json.h"
 #include "squall/core/error.h"
 #include "squall/core/event.h"
 #include "squall/core/loop.h"
+#include "squall/core/seconds.h"
 #include "squall/core/semaphore.h"
 #include "squall/engine/processor.h"
 #include "squall/url/url.h"
@@ -114,10 +116,6 @@ std::string python_package_dir() {
       return installed.string();
   }
   return SQUALL_PYTHON_DIR;
-}
-
-Duration seconds(double s) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
 }
 
 }  // namespace
@@ -220,8 +218,9 @@ std::string PythonRuntime::Impl::interrupt_due() {
 
 namespace {
 
-// The interpreter's built-in module _squall_runtime: SIGNAL, the signal interrupt() sends, and
-// interrupt_due(), the message of the time limit to raise (None when none is due).
+// The interpreter's built-in module _squall_runtime: SIGNAL, the signal interrupt() sends;
+// interrupt_due(), the message of the time limit to raise (None when none is due); hand_on();
+// and html_tree() (python_html_tree.h).
 PyObject* interrupt_due(PyObject*, PyObject*) {
   PythonRuntime::Impl* self = PythonRuntime::Impl::live.load();
   std::string message = self ? self->interrupt_due() : std::string();
@@ -243,6 +242,8 @@ PyObject* hand_on(PyObject*, PyObject* args) {
 PyMethodDef runtime_methods[] = {
     {"interrupt_due", interrupt_due, METH_NOARGS, "the time limit's message, or None"},
     {"hand_on", hand_on, METH_VARARGS, "hands a batch of follows and messages to the engine"},
+    {"html_tree", detail::html_tree, METH_VARARGS,
+     "a page's libxml2 tree for lxml.etree.adopt_external_document, or None"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef runtime_module = {PyModuleDef_HEAD_INIT,
@@ -552,7 +553,7 @@ PyObject* PythonRuntime::Impl::hand_on(PyObject* follows, PyObject* messages) {
 
 void PythonRuntime::Impl::arm(const std::shared_ptr<PythonJob>& job, double after) {
   std::weak_ptr<PythonJob> weak = job;
-  job->timer = job->loop->call_later(seconds(after), [this, weak] {
+  job->timer = job->loop->call_later(from_seconds(after), [this, weak] {
     std::shared_ptr<PythonJob> j = weak.lock();
     if (!j || j->done.is_set()) return;
     double started = j->started.load();

@@ -1,5 +1,5 @@
 // Tests for the tree builder: on every page it builds, the tree is the one libxml2's parser makes.
-#include "html_tree_builder.h"
+#include "squall/crawl/html_tree_builder.h"
 
 #include <gtest/gtest.h>
 #include <libxml/HTMLparser.h>
@@ -19,6 +19,7 @@
 #include "squall/crawl/xpath.h"
 #include "support/bytes.h"
 #include "support/process.h"
+#include "support/site.h"
 
 namespace squall {
 namespace {
@@ -105,7 +106,7 @@ bool built_as_libxml2(std::string_view page, const char* encoding = "utf-8",
                       const char* url = "http://127.0.0.1/p/1.html") {
   xmlInitParser();
   const test::ExactBytes bytes(page);
-  Doc built(detail::build_html_tree(bytes.view(), encoding, url));
+  Doc built(build_html_tree(bytes.view(), encoding, url));
   if (!built) return false;
   Doc parsed = libxml2_tree(bytes.view(), encoding, url);
   EXPECT_TRUE(parsed != nullptr);
@@ -138,11 +139,7 @@ std::vector<std::string> html_files(const std::filesystem::path& root, size_t li
 // The crawl suite's generated site (scripts/gensite.py): its `pages` pages and index.
 std::vector<std::string> generated_site(int pages) {
   const test::TempDir dir;
-  test::Process gen =
-      test::Process::start({"/usr/bin/python3", SQUALL_SOURCE_DIR "/scripts/gensite.py", "--out",
-                            (dir.path() / "site").string(), "--origin", "http://127.0.0.1:8080",
-                            "--pages", std::to_string(pages)});
-  EXPECT_EQ(gen.wait(std::chrono::seconds(60)), 0) << gen.output();
+  test::generate_site(dir.path() / "site", pages, "http://127.0.0.1:8080");
   return html_files(dir.path() / "site", static_cast<size_t>(pages) + 10);
 }
 
@@ -319,9 +316,9 @@ TEST(HtmlTreeBuilder, TakesAnUnlabelledPagesEncodingFromItsFirstMetaAsLibxml2Doe
 TEST(HtmlTreeBuilder, KeepsTheEncodingLabelAndTheUrlAsLibxml2Does) {
   EXPECT_TRUE(built_as_libxml2("<p>x", "UTF-8", "http://127.0.0.1/a b?q=1#f"));
   EXPECT_TRUE(built_as_libxml2("<p>x", "utf8", nullptr));
-  EXPECT_TRUE(detail::is_utf8_label("UTF-8"));
-  EXPECT_FALSE(detail::is_utf8_label("latin1"));
-  EXPECT_FALSE(detail::is_utf8_label(""));
+  EXPECT_TRUE(is_utf8_label("UTF-8"));
+  EXPECT_FALSE(is_utf8_label("latin1"));
+  EXPECT_FALSE(is_utf8_label(""));
 }
 
 TEST(HtmlTreeBuilder, SelectionsOnABuiltTreeGiveLibxml2sResults) {

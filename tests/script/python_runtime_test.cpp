@@ -3,12 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "squall/engine/engine.h"
 #include "support/loop_fixture.h"
 #include "support/memory.h"
 #include "support/process.h"
+#include "support/site.h"
 
 // What embedded CPython keeps after Py_FinalizeEx, and lxml's libxml2 and libxslt state, which
 // no interpreter ever unloads (the same as tests/cli/run_lsan.supp, for this process only).
@@ -124,6 +127,117 @@ TEST_F(PythonRuntimeTest, ACallbackThatRaisesAfterFiftyThousandFollowsStillSends
   EXPECT_EQ(r.start->track["process"]["ok"], false);
   EXPECT_EQ(r.start->track["process"]["follows"], kCount);
   EXPECT_NE(r.start->track.dump().find("on_start broke after its follows"), std::string::npos);
+}
+
+// on_start reads the pages under FOLDER, and the first 200 of the installed documentation (real
+// pages, made by Sphinx and others), each as a Response, and checks that response.etree (squall's
+// tree adopted by lxml, when the builder takes the page) is the tree lxml.html.fromstring gives
+// with the same parser: the same serialization, element classes and document info.
+constexpr const char* kTreeScript = R"(
+import os
+import lxml.etree
+import lxml.html
+from pyspider.libs import response as squall_response
+from pyspider.libs.base_handler import *
+from pyspider.libs.response import Response
+
+FOLDER = %FOLDER%
+
+
+def html_files(root, limit):
+    paths = []
+    for folder, _, names in os.walk(root):
+        paths += [os.path.join(folder, n) for n in names if n.endswith(".html")]
+    return sorted(paths)[:limit]
+
+
+def shape(root):
+    tree = root.getroottree()
+    info = tree.docinfo
+    return (lxml.etree.tostring(tree), [type(e).__name__ for e in root.iter()],
+            info.doctype, info.encoding, info.URL)
+
+
+def outcome(read):
+    try:
+        return shape(read())
+    except Exception as e:
+        return type(e).__name__
+
+
+class Handler(BaseHandler):
+    def on_start(self):
+        pages, built, differ = 0, [], []
+        for path in html_files(FOLDER, 1000) + html_files("/usr/share/doc", 200):
+            name = os.path.relpath(path, FOLDER) if path.startswith(FOLDER) else path
+            with open(path, "rb") as f:
+                content = f.read()
+            response = Response(status_code=200, url="http://127.0.0.1:8080/" + name,
+                                content=content, headers={"Content-Type": "text/html"})
+            parser = squall_response._html_parser(response.encoding)
+            if outcome(lambda: response.etree) != \
+                    outcome(lambda: lxml.html.fromstring(content, parser=parser)):
+                differ.append(name)
+            if squall_response._built_root(content, response.encoding) is not None:
+                built.append(name)
+            pages += 1
+        quirks = Response(status_code=200, url="http://127.0.0.1:8080/d/quirks.html",
+                          content=open(os.path.join(FOLDER, "quirks.html"), "rb").read())
+        return {"in_squall": squall_response._html_tree is not None, "pages": pages,
+                "built": built, "differ": differ[:10],
+                "links": [a.attr.href for a in quirks.doc("a").items()]}
+)";
+
+TEST_F(PythonRuntimeTest, ResponseEtreeIsTheTreeLxmlParsesWhetherSquallsBuilderMadeItOrNot) {
+  constexpr int kSitePages = 200;
+  test::generate_site(dir_.path() / "pages", kSitePages, "http://127.0.0.1:8080");
+  // Pages of each kind: one the builder makes with libxml2's recovery rules, and those it leaves
+  // to lxml (another encoding, a fragment, a byte order mark, nesting past libxml2's limit).
+  dir_.write("pages/quirks.html",
+             "<!DOCTYPE html><html><head><title>T &amp; U</title><script>if (a < b) x();"
+             "</script><style>p > a { color: red }</style></head><body><p>one<p>two &copy; "
+             "&#169<ul><li>a<li>b</ul><table><tr>"
+             "<td>x<td>y</table><br/><img src=i.png><a href=../x.html#top>x</a> <!-- c -->"
+             "<a href='//other.test/y'>y</a></body></html>\n");
+  dir_.write("pages/latin1.html",
+             "<html><head><meta charset=\"iso-8859-1\"></head><body>caf\xe9</body></html>");
+  dir_.write("pages/fragment.html", "<p>one</p><p>two</p>");
+  dir_.write("pages/bom.html", "\xEF\xBB\xBF<html><body>b</body></html>");
+  std::string deep = "<html><body>";
+  for (int i = 0; i < 300; ++i) deep += "<div>";
+  dir_.write("pages/deep.html", deep + "deep</body></html>");
+  dir_.write("pages/doctype_only.html", "<!DOCTYPE html>");
+  std::string script = kTreeScript;
+  script.replace(script.find("%FOLDER%"), 8, json((dir_.path() / "pages").string()).dump());
+  std::unique_ptr<PythonRuntime> runtime =
+      PythonRuntime::load({.script = dir_.write("tree.py", script), .project = "tree"});
+  auto body = [&]() -> Task<void> {
+    EngineOptions o;
+    o.store = dir_.path() / "engine.db";
+    o.jsonl = dir_.path() / "results.jsonl";
+    o.hooks.may_dispatch = [](const CrawlTask& t) { return t.taskid == "on_start"; };
+    Engine engine(o);
+    engine.add_project(*runtime);
+    co_await engine.run();
+  };
+  run(body(), std::chrono::seconds(120));
+  runtime.reset();
+  json line = json::parse(test::read_file(dir_.path() / "results.jsonl"));
+  const json& r = line["result"];
+  ASSERT_TRUE(r.is_object()) << line.dump();
+  EXPECT_EQ(r["in_squall"], true);
+  EXPECT_EQ(r["differ"], json::array()) << "pages whose tree is not lxml's";
+  std::vector<std::string> built = r["built"];
+  EXPECT_GE(r["pages"].get<int>(), kSitePages + 6);
+  // Every page of the site takes the builder, as the quirks page does; the others are lxml's.
+  EXPECT_GE(built.size(), static_cast<size_t>(kSitePages)) << r.dump();
+  for (const char* page : {"quirks.html"})
+    EXPECT_NE(std::find(built.begin(), built.end(), page), built.end()) << page;
+  for (const char* page :
+       {"latin1.html", "fragment.html", "bom.html", "deep.html", "doctype_only.html"})
+    EXPECT_EQ(std::find(built.begin(), built.end(), page), built.end()) << page;
+  // response.doc made the built tree's links absolute.
+  EXPECT_EQ(r["links"], json::array({"http://127.0.0.1:8080/x.html#top", "http://other.test/y"}));
 }
 
 }  // namespace

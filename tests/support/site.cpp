@@ -6,15 +6,19 @@
 
 namespace squall::test {
 
+void generate_site(const std::filesystem::path& out, int pages, const std::string& origin) {
+  Process gen =
+      Process::start({"/usr/bin/python3", SQUALL_SOURCE_DIR "/scripts/gensite.py", "--out",
+                      out.string(), "--origin", origin, "--pages", std::to_string(pages)});
+  if (gen.wait(std::chrono::seconds(60)) != 0)
+    throw std::runtime_error("gensite.py failed:\n" + gen.output());
+}
+
 GeneratedSite::GeneratedSite(int pages, int requests_per_second) : port(free_port()) {
   origin = "http://127.0.0.1:";
   origin.append(std::to_string(port));
   auto root = dir.path() / "site";
-  Process gen =
-      Process::start({"/usr/bin/python3", SQUALL_SOURCE_DIR "/scripts/gensite.py", "--out",
-                      root.string(), "--origin", origin, "--pages", std::to_string(pages)});
-  if (gen.wait(std::chrono::seconds(60)) != 0)
-    throw std::runtime_error("gensite.py failed:\n" + gen.output());
+  generate_site(root, pages, origin);
   auto expected = nlohmann::json::parse(read_file(root / "expected.json"));
   for (const auto& u : expected["with_robots"]) with_robots.insert(u.get<std::string>());
   for (const auto& u : expected["without_robots"]) without_robots.insert(u.get<std::string>());

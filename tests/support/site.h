@@ -2,6 +2,7 @@
 // from its root must reach, as the generator computed them from its own links.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -9,6 +10,10 @@
 #include "support/process.h"
 
 namespace squall::test {
+
+// Writes scripts/gensite.py's site of `pages` pages, linked under `origin`, into `out`; throws if
+// the generator fails.
+void generate_site(const std::filesystem::path& out, int pages, const std::string& origin);
 
 struct GeneratedSite {
   TempDir dir;

@@ -5,6 +5,11 @@ from collections.abc import MutableMapping
 
 from pyspider.libs.url_join import Joiner
 
+try:
+    from _squall_runtime import html_tree as _html_tree
+except ImportError:  # outside squall (the package's own tests under python3)
+    _html_tree = None
+
 
 class HTTPError(Exception):
     """A response that is not a success (raise_for_status); `response` is the Response."""
@@ -113,6 +118,24 @@ def _html_parser(encoding):
     return parser
 
 
+# lxml.html.fromstring's test of a whole document (else it takes the page as a fragment).
+_WHOLE_DOCUMENT = re.compile(rb"^\s*<(?:html|!doctype)", re.I).match
+
+
+def _built_root(content, encoding):
+    """The root element lxml.html.fromstring(content, parser=_html_parser(encoding)) gives,
+    from the tree squall's builder makes of a whole UTF-8 document in a fraction of lxml's
+    parse; None when lxml is to parse it (outside squall, a fragment, which lxml.html wraps
+    its own way, or a page the builder leaves to libxml2's parser)."""
+    if _html_tree is None or not _WHOLE_DOCUMENT(content):
+        return None
+    import lxml.etree
+    capsule = _html_tree(content, encoding)
+    if capsule is None:
+        return None
+    return lxml.etree.adopt_external_document(capsule, _html_parser(encoding)).getroot()
+
+
 class Response:
     """A fetch result as pyspider's Response shows it.
 
@@ -217,12 +240,14 @@ class Response:
         if "_etree" not in self.__dict__:
             import lxml.etree
             import lxml.html
-            try:
-                root = lxml.html.fromstring(self.content, parser=_html_parser(self.encoding))
-            except LookupError:
-                root = lxml.html.fromstring(self.text, parser=_html_parser(None))
-            if isinstance(root, lxml.etree._ElementTree):
-                root = root.getroot()
+            root = _built_root(self.content, self.encoding)
+            if root is None:
+                try:
+                    root = lxml.html.fromstring(self.content, parser=_html_parser(self.encoding))
+                except LookupError:
+                    root = lxml.html.fromstring(self.text, parser=_html_parser(None))
+                if isinstance(root, lxml.etree._ElementTree):
+                    root = root.getroot()
             self._etree = root
         return self._etree
 

@@ -1,5 +1,5 @@
-// libxml2's HTML tree built from squall's own tokenizer, for pages libxml2's parser is slow on
-// (private to src/crawl).
+// libxml2's HTML tree built from squall's own tokenizer, for pages libxml2's parser is slow on:
+// HtmlDocument's tree, and the tree lxml adopts for a project script's response.doc.
 //
 // htmlReadMemory spends most of a page's parse decoding its input a character at a time and
 // checking each character; a crawl handler parses every page it selects from, so that cost is the
@@ -29,7 +29,7 @@
 
 #include <string_view>
 
-namespace squall::detail {
+namespace squall {
 
 // The tree of `html` as htmlReadMemory would give it with `encoding` and `url` (the document's
 // URL; null for none); null when the page needs libxml2's own parser. `encoding` is a UTF-8
@@ -44,4 +44,4 @@ xmlDocPtr build_html_tree(std::string_view html, const char* encoding, const cha
 // build_html_tree reads.
 bool is_utf8_label(std::string_view label);
 
-}  // namespace squall::detail
+}  // namespace squall
