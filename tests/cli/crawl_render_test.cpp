@@ -127,14 +127,15 @@ TEST_F(CrawlRenderTest, LinksOnlyJavaScriptMakesAreFoundWithRenderAndMissedWitho
 }
 
 TEST_F(CrawlRenderTest, ARenderCrawlWhoseBrowserIsKilledRendersEveryPageExactlyOnce) {
-  // 200 pages whose links only a script writes, each page slow enough to be caught rendering.
+  // 80 pages whose links only a script writes, each page slow enough to be caught rendering.
+  constexpr int kPages = 80;
   auto page = [](int i) {
     std::string name = "p";
     name += std::to_string(i);
     return name;
   };
   std::string links;
-  for (int i = 1; i < 200; ++i) {
+  for (int i = 1; i < kPages; ++i) {
     links += "'/";
     links += page(i);
     links += ".html',";
@@ -144,7 +145,7 @@ TEST_F(CrawlRenderTest, ARenderCrawlWhoseBrowserIsKilledRendersEveryPageExactlyO
   index += "]) { const a = document.createElement('a'); a.href = h; document.body.append(a); }";
   index += "</script></body>";
   site_.write("index.html", index);
-  for (int i = 1; i < 200; ++i) {
+  for (int i = 1; i < kPages; ++i) {
     std::string html = "<!doctype html><title>";
     html += page(i);
     html += "</title><body><script>setTimeout(() => document.title += ' done', 100)</script>";
@@ -156,7 +157,7 @@ TEST_F(CrawlRenderTest, ARenderCrawlWhoseBrowserIsKilledRendersEveryPageExactlyO
                                   "--state", "kill.db", "--jsonl", "kill.jsonl", "-q"},
                                  work_.path());
   // Kill the browsers once some pages are done, and again later.
-  for (size_t after : {30u, 100u}) {
+  for (size_t after : {20u, 50u}) {
     auto give_up = std::chrono::steady_clock::now() + 60s;
     while (crawl.running() && requests().size() < after &&
            std::chrono::steady_clock::now() < give_up)
@@ -169,7 +170,7 @@ TEST_F(CrawlRenderTest, ARenderCrawlWhoseBrowserIsKilledRendersEveryPageExactlyO
   ASSERT_EQ(test::exit_status(status), 0) << crawl.output();
   std::map<std::string, int> times;
   for (const std::string& u : test::jsonl_urls(work_.path() / "kill.jsonl")) ++times[u];
-  EXPECT_EQ(times.size(), 200u);
+  EXPECT_EQ(times.size(), static_cast<size_t>(kPages));
   for (const auto& [u, n] : times) EXPECT_EQ(n, 1) << u;
   std::ifstream jsonl(work_.path() / "kill.jsonl");
   for (std::string line; std::getline(jsonl, line);)
