@@ -1,8 +1,6 @@
 // ClusterStatus: the registry's records and the streams' depths, read one after the other.
 #include "squall/engine/cluster_status.h"
 
-#include <chrono>
-
 #include "squall/core/seconds.h"
 
 namespace squall {

@@ -26,6 +26,11 @@ constexpr Duration kRetryAfterMax = 10min;
 // How long a host waits when Redis could not be asked for its lease.
 constexpr Duration kSharedRetry = 1s;
 
+// The wait before robots.txt's next try after `tries` failed ones: the backoff, doubled each try.
+Duration robots_wait(const FetchStageOptions& o, int tries) {
+  return from_seconds(std::max(0.0, o.robots_backoff)) * (1 << std::min(tries, 16));
+}
+
 bool transient(int status) {
   return status == 599 || status == 429 || status >= 500;
 }
@@ -302,8 +307,7 @@ Task<void> FetchStage::fetch_robots(std::string host) {
     std::string message = r.error;
     int& tries = robots_tries_[host];
     if (kind != "tls" && tries < options_.robots_retries) {
-      Duration wait =
-          from_seconds(std::max(0.0, options_.robots_backoff)) * (1 << std::min(tries, 16));
+      Duration wait = robots_wait(options_, tries);
       if (std::optional<Duration> after = retry_after(r.headers)) wait = std::max(wait, *after);
       ++tries;
       ++robots_retried_;
@@ -342,8 +346,7 @@ Task<FetchResult> FetchStage::fetch_shared_robots(std::string host, Url url, Cra
   auto tries = robots_tries_.find(host);
   int tried = tries == robots_tries_.end() ? 0 : tries->second;
   // An unreachable answer is kept as long as this stage would wait before its next try.
-  Duration retry_wait =
-      from_seconds(std::max(0.0, options_.robots_backoff)) * (1 << std::min(tried, 16));
+  Duration retry_wait = robots_wait(options_, tried);
   std::optional<FetchResult> own;
   FetchResult r;
   try {
