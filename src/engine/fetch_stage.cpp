@@ -412,8 +412,14 @@ Task<void> FetchStage::keep_lease(HostLease lease) {
 Task<void> FetchStage::release_shared(HostLeases& leases, HostLease lease, Duration pause,
                                       bool detached) {
   std::string host = lease.host;
+  Task<void> released = leases.release(std::move(lease));
+  return settle_release(leases, std::move(released), std::move(host), pause, detached);
+}
+
+Task<void> FetchStage::settle_release(HostLeases& leases, Task<void> released, std::string host,
+                                      Duration pause, bool detached) {
   try {
-    co_await leases.release(std::move(lease));
+    co_await std::move(released);
     if (pause > Duration{}) co_await leases.back_off(host, pause);
   } catch (const CancelledError&) {
     // A detached release ends quietly when its HostLeases goes: the lease expires by itself.

@@ -183,12 +183,12 @@ HostLeases::~HostLeases() {
   batches_->next.clear();
 }
 
-Task<RedisReply> HostLeases::batched(std::string host, std::string id) {
+Future<RedisReply> HostLeases::batched(std::string host, std::string id) {
   std::shared_ptr<Batches> b = batches_;
   b->next.push_back(Batches::Op{std::move(host), std::move(id), {}});
   Future<RedisReply> reply = b->next.back().reply.future();
   if (!b->sender || b->sender->done()) b->sender = spawn(send_batches(b));
-  co_return co_await reply;
+  return reply;
 }
 
 std::string HostLeases::ready_key() const {
@@ -203,8 +203,16 @@ std::string HostLeases::delay_key(const std::string& host) const {
   return "squall:" + options_.ns + ":host:" + host + ":delay";
 }
 
+// acquire() and release() are plain functions that queue their op at once and hand back a
+// task awaiting its answer: a coroutine would queue it only when first resumed, after whatever
+// its caller (or a spawn's next loop iteration) did meanwhile.
 Task<LeaseGrant> HostLeases::acquire(std::string host) {
-  RedisReply r = co_await batched(host, "");
+  Future<RedisReply> reply = batched(host, "");
+  return granted(std::move(host), std::move(reply));
+}
+
+Task<LeaseGrant> HostLeases::granted(std::string host, Future<RedisReply> reply) {
+  RedisReply r = co_await reply;
   LeaseGrant grant;
   grant.delay = std::chrono::milliseconds(element(r, 2, "acquire").integer);
   if (element(r, 0, "acquire").integer == 1) {
@@ -216,8 +224,17 @@ Task<LeaseGrant> HostLeases::acquire(std::string host) {
 }
 
 Task<void> HostLeases::release(HostLease lease) {
-  if (lease.id.empty()) throw InvalidArgumentError("HostLeases: a lease without an id");
-  co_await batched(std::move(lease.host), std::move(lease.id));
+  if (lease.id.empty()) {
+    Promise<RedisReply> invalid;
+    invalid.set_exception(
+        std::make_exception_ptr(InvalidArgumentError("HostLeases: a lease without an id")));
+    return released(invalid.future());
+  }
+  return released(batched(std::move(lease.host), std::move(lease.id)));
+}
+
+Task<void> HostLeases::released(Future<RedisReply> reply) {
+  co_await reply;
 }
 
 Task<bool> HostLeases::renew(HostLease lease) {

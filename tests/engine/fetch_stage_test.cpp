@@ -475,6 +475,32 @@ TEST_F(FetchStageTest, ItHoldsNoMoreThanItsCapacityAndDataUrlsNeedNoHost) {
   run(body());
 }
 
+// A lone fetcher whose workers keep every slot of a host busy: each fetch's release reaches
+// HostLeases before the acquire its worker makes next, so no acquire finds a slot still held by
+// a fetch that ended. A refusal would keep the host off for the hour of busy_retry and lease_ttl,
+// and the crawl would not end.
+TEST_F(FetchStageTest, ALoneFetcherFillingAHostsSharedSlotsIsNeverRefusedByItsOwnReleases) {
+  auto body = [&]() -> Task<void> {
+    test::RedisServer redis;
+    RedisClient client(redis.url());
+    HostLeases leases(client, {.per_host = 2, .lease_ttl = 1h, .busy_retry = 1h});
+    Site a;
+    a.page_time = 5ms;  // so that the two fetches overlap, each holding its slot
+    http::HttpServer sa(a.handler());
+    sa.listen(Address::parse("127.0.0.1:0"));
+    std::vector<Dispatch> tasks;
+    for (int i = 0; i < 30; ++i)
+      tasks.push_back(dispatch_of(origin_of(sa) + "/" + std::to_string(i), 1 + i));
+    StageRun run;
+    FetchStageOptions options{.per_host = 2, .host_leases = &leases};
+    co_await run_stage(options, std::move(tasks), run, 2);
+    EXPECT_EQ(run.delivered.size(), 30u);
+    co_await sa.stop(1s);
+    client.close();
+  };
+  run(body());
+}
+
 // Three stages, each a fetcher of its own (its loop, thread and Redis client), share one host
 // through HostLeases and SharedRobots: nginx's own log, where each line says when the request
 // ended ($msec) and how long it took ($request_time), shows the host's requests one at a time,

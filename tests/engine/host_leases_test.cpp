@@ -204,6 +204,40 @@ TEST_F(HostLeasesTest, AcquiresAndReleasesAskedTogetherGoAsOneScriptCallInTheirO
   }());
 }
 
+TEST_F(HostLeasesTest, AReleaseCalledBeforeAnAcquireFreesItsSlotFirstHoweverTheyAreAwaited) {
+  run([&]() -> Task<void> {
+    RedisClient redis(redis_options());
+    HostLeases leases(redis, {.per_host = 1});
+    LeaseGrant first = co_await leases.acquire("one.example:80");
+    EXPECT_TRUE(first.lease);
+    if (!first.lease) co_return;
+    // A fetch ended: its release is called, and the next acquire after it, but the acquire's
+    // task runs first (the release's is spawned, as a fetch worker's is).
+    Task<void> release = leases.release(*first.lease);
+    Task<LeaseGrant> next = leases.acquire("one.example:80");
+    TaskHandle<LeaseGrant> asked = spawn(std::move(next));
+    TaskHandle<void> released = spawn(std::move(release));
+    LeaseGrant g = co_await asked;
+    co_await released;
+    EXPECT_TRUE(g.lease) << "the release was called first: the slot was free";
+    if (g.lease) co_await leases.release(*g.lease);
+    redis.close();
+  }());
+}
+
+TEST_F(HostLeasesTest, AReleaseOfALeaseWithoutAnIdFailsAndQueuesNothing) {
+  run([&]() -> Task<void> {
+    RedisClient redis(redis_options());
+    HostLeases leases(redis, {.per_host = 1});
+    LeaseGrant first = co_await leases.acquire("one.example:80");
+    EXPECT_TRUE(first.lease);
+    HostLease no_id{"one.example:80", ""};
+    EXPECT_THROW(co_await leases.release(no_id), InvalidArgumentError);
+    EXPECT_FALSE((co_await leases.acquire("one.example:80")).lease) << "the slot is still held";
+    redis.close();
+  }());
+}
+
 TEST_F(HostLeasesTest, ALeaseNeverReleasedFreesItsSlotWhenItExpires) {
   run([&]() -> Task<void> {
     RedisClient dead_redis(redis_options());

@@ -161,11 +161,16 @@ class FetchStage {
   // A lease on `host` from options_.host_leases, waiting until one is granted.
   Task<HostLease> shared_lease(std::string host);
   // Releases `lease` and backs its host off for `pause` (when positive) for every fetcher; a
-  // Redis failure is logged (the lease expires by itself). Touches nothing of the stage, so a
-  // `detached` one (spawned, not awaited) may outlive it; it also ends quietly when `leases`
-  // goes while it waits for Redis.
+  // Redis failure is logged (the lease expires by itself). The release takes its place in
+  // `leases`' batches at the call, before any acquire the worker makes next, which it would
+  // otherwise find still holding the slot. Touches nothing of the stage, so a `detached` one
+  // (spawned, not awaited) may outlive it; it also ends quietly when `leases` goes while it
+  // waits for Redis.
   static Task<void> release_shared(HostLeases& leases, HostLease lease, Duration pause,
                                    bool detached = false);
+  // The rest of release_shared once the release is queued: `released` is its task.
+  static Task<void> settle_release(HostLeases& leases, Task<void> released, std::string host,
+                                   Duration pause, bool detached);
   // Renews `lease` every third of its life until killed or until it was found expired.
   Task<void> keep_lease(HostLease lease);
   // Fetches held task `id` (of `host`, "" for none) under `shared` (when the stage shares

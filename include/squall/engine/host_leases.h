@@ -22,8 +22,10 @@
 // monotonic clock. The acquire() and release() calls of one HostLeases go to Redis in batches:
 // those made while a batch is on its way (or in the same loop iteration as the first) go
 // together in the next, one script call (one round trip) for the lot, each applied in the
-// order it was made, with the same rules as if alone; renew(), set_delay() and back_off() are
-// one round trip each.
+// order it was made, with the same rules as if alone. Each takes its place in that order when
+// it is called, not when its task is first awaited: a release called before an acquire frees
+// its slot before the acquire is decided, however the two tasks are then awaited or spawned.
+// renew(), set_delay() and back_off() are one round trip each.
 //
 // The rules:
 // - acquire(host) grants a lease when the host's ready time has passed and the host holds fewer
@@ -71,6 +73,7 @@
 #include <optional>
 #include <string>
 
+#include "squall/core/future.h"
 #include "squall/core/task.h"
 #include "squall/core/time.h"
 #include "squall/net/redis.h"
@@ -110,9 +113,11 @@ class HostLeases {
   ~HostLeases();
 
   // A lease on `host` (host:port) when the rules above allow one now; else how long to wait.
+  // Queued for its batch at the call (see above).
   [[nodiscard]] Task<LeaseGrant> acquire(std::string host);
   // Frees the lease's slot (nothing when it expired already) and keeps the host's next start at
-  // least its delay away.
+  // least its delay away. Queued for its batch at the call (see above); a lease without an id
+  // is queued nowhere and its task throws InvalidArgumentError.
   [[nodiscard]] Task<void> release(HostLease lease);
   // Gives the lease lease_ttl from now again; false when it had expired (its slot may be taken).
   [[nodiscard]] Task<bool> renew(HostLease lease);
@@ -131,9 +136,11 @@ class HostLeases {
 
  private:
   struct Batches;  // the acquires and releases not yet sent, and the task that sends them
-  // Queues an acquire (an empty `id`) or a release of `id` for the next batch: its element of
-  // the batch script's reply.
-  Task<RedisReply> batched(std::string host, std::string id);
+  // Queues an acquire (an empty `id`) or a release of `id` for the next batch, now: its element
+  // of the batch script's reply, once the batch is answered.
+  Future<RedisReply> batched(std::string host, std::string id);
+  static Task<LeaseGrant> granted(std::string host, Future<RedisReply> reply);
+  static Task<void> released(Future<RedisReply> reply);
   // Sends the queued ones, a batch at a time, until none is left.
   static Task<void> send_batches(std::shared_ptr<Batches> batches);
 
