@@ -29,6 +29,8 @@ local function host_delay(default_ms, key)
 end
 )";
 
+// A ready time that has passed changes no decision, so a host without a delay gets none: its
+// grants and releases write nothing but its leases.
 // A batch of acquires and releases, applied in order. KEYS: ready, seq, then each op's leases and
 // delay. ARGV: per_host, delay ms, lease ttl ms, busy retry ms, then each op's host and lease id
 // (empty for an acquire). Returns each op's answer: an acquire's {1, lease id, delay} or
@@ -52,15 +54,17 @@ local function acquire(host, leases, delay_key)
   local id = t[1] .. string.format('%06d', tonumber(t[2])) .. '-' .. redis.call('INCR', KEYS[2])
   redis.call('ZADD', leases, now + ttl, id)
   redis.call('PEXPIRE', leases, ttl)
-  redis.call('ZADD', KEYS[1], now + delay, host)
+  if delay > 0 then redis.call('ZADD', KEYS[1], now + delay, host) end
   granted = true
   return {1, id, delay}
 end
 local function release(host, id, leases, delay_key)
   local held = redis.call('ZREM', leases, id)
-  local next_start = now + host_delay(default_delay, delay_key)
-  local ready = tonumber(redis.call('ZSCORE', KEYS[1], host) or 0)
-  if next_start > ready then redis.call('ZADD', KEYS[1], next_start, host) end
+  local delay = host_delay(default_delay, delay_key)
+  if delay > 0 then
+    local ready = tonumber(redis.call('ZSCORE', KEYS[1], host) or 0)
+    if now + delay > ready then redis.call('ZADD', KEYS[1], now + delay, host) end
+  end
   return held
 end
 local out = {}

@@ -366,6 +366,29 @@ TEST_F(HostLeasesTest, KeysLiveUnderTheNamespaceAndLeasesKeysExpire) {
   }());
 }
 
+TEST_F(HostLeasesTest, AHostWithoutADelayHasAReadyTimeOnlyWhileBackedOff) {
+  run([&]() -> Task<void> {
+    RedisClient redis(redis_options());
+    HostLeases leases(redis, {.per_host = 1});
+    LeaseGrant g = co_await leases.acquire("plain.example:80");
+    EXPECT_TRUE(g.lease);
+    if (!g.lease) co_return;
+    co_await leases.release(*g.lease);
+    RedisReply ready = co_await redis.command("ZSCORE", leases.ready_key(), "plain.example:80");
+    EXPECT_TRUE(ready.is_nil()) << ready.to_string();
+    co_await leases.back_off("plain.example:80", 1h);
+    ready = co_await redis.command("ZSCORE", leases.ready_key(), "plain.example:80");
+    EXPECT_FALSE(ready.is_nil());
+    EXPECT_FALSE((co_await leases.acquire("plain.example:80")).lease) << "backed off";
+    co_await leases.set_delay("slow.example:80", 1h);
+    g = co_await leases.acquire("slow.example:80");
+    EXPECT_TRUE(g.lease);
+    ready = co_await redis.command("ZSCORE", leases.ready_key(), "slow.example:80");
+    EXPECT_FALSE(ready.is_nil()) << "its Crawl-delay keeps the next grant off";
+    redis.close();
+  }());
+}
+
 TEST_F(HostLeasesTest, ScriptsFlushedFromTheServersCacheAreLoadedAgain) {
   run([&]() -> Task<void> {
     RedisClient redis(redis_options());

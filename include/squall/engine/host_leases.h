@@ -10,7 +10,8 @@
 //
 // The state is in Redis, under `squall:NS:` (NS is options.ns):
 // - `squall:NS:hosts:ready`, a sorted set of host -> the time (ms, the server's clock) before
-//   which no fetch of the host may start;
+//   which no fetch of the host may start (a host without a delay is there only when backed
+//   off: a ready time already passed would decide nothing);
 // - `squall:NS:host:<host>:leases`, a sorted set of the host's leases in flight, lease id -> the
 //   time it expires;
 // - `squall:NS:host:<host>:delay`, the host's own delay in ms (its Crawl-delay), expiring with
