@@ -347,10 +347,11 @@ Task<void> Scheduler::handle(CrawlTask task, RequestCounts& counts) {
     }
   }
 
+  // An inserted task is new: no task of its taskid was found, in memory or in the store.
   if (verdict == RequestVerdict::Insert && task.status != TaskStatus::Active) {
     task.updatetime = now;
     CounterKind kind = total_of(task.status);
-    co_await store_.put(task, 0);
+    co_await store_.insert(task, 0);
     p->count(kind, now);
     p->move_total(std::nullopt, kind);
     ++counts.inserted;
@@ -383,7 +384,10 @@ Task<void> Scheduler::handle(CrawlTask task, RequestCounts& counts) {
   task.schedule.force_update = false;
   if (task.schedule.exetime <= now) task.schedule.exetime = 0;
   QueuedTask queued{std::move(task), ++seq_};
-  co_await store_.put(queued.task, queued.seq);
+  if (verdict == RequestVerdict::Insert)
+    co_await store_.insert(queued.task, queued.seq);
+  else
+    co_await store_.put(queued.task, queued.seq);
   if (was != TaskStatus::Active) {
     p->count(CounterKind::Pending, now);
     p->move_total(was ? std::optional(total_of(*was)) : std::nullopt, CounterKind::Pending);

@@ -19,7 +19,16 @@ using nlohmann::json;
 namespace {
 
 // The layout's version, in PRAGMA user_version; a file with another is refused.
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
+
+// The layout before the key index had two levels: tasks_key was an index of tasks(project, key).
+// A store in it is brought to this one when opened (migrate_keys).
+constexpr int kOneLevelKeysVersion = 3;
+
+// The recent level's size at which a commit merges it into task_keys: ~5 MiB of entries. A
+// larger level is itself written at random pages (at a million entries a commit of 10,000 new
+// tasks dirtied thousands of its pages); a smaller one merges into task_keys more often.
+constexpr int64_t kRecentKeys = 1 << 18;
 
 // A task row is its schedule in columns and its dicts as JSON text, NULL when empty (most tasks
 // have no fetch options and no track until their first outcome), keyed by a small integer per
@@ -29,11 +38,15 @@ constexpr int kSchemaVersion = 3;
 // so a run of outcomes updates neighbouring pages instead of one random page each (a taskid is
 // an MD5), and a new task is appended to the last page.
 //
-// A task is found by `key`, 64 bits of its taskid (task_key), in tasks_key: about 18 bytes an
-// entry against 45 for the taskid's text, so that the index, which an MD5 reads and writes at a
-// random page, stays in the page cache at 10 M tasks (~190 MiB instead of ~600). Two taskids
-// may share a key; every lookup also compares the taskid, and put() replaces only the row of its
-// own taskid, which keeps (project, taskid) unique.
+// A task is found by `key`, 64 bits of its taskid (task_key), in two levels of (project, key,
+// row) entries: task_keys_recent, the keys of the tasks stored since the last merge, and
+// task_keys, all the others. A key is an MD5 and lands on a random page, so one index of every
+// key makes each new task dirty a page of its own at 10 M tasks (a commit of 10,000 new tasks
+// wrote ~10,000 pages to the log). The recent level is small, and once it holds kRecentKeys
+// entries a commit merges it into task_keys in key order, which rewrites each page of task_keys
+// once for the whole batch. Two taskids may share a key; every
+// lookup also compares the taskid, and put() replaces only the row of its own taskid, which keeps
+// (project, taskid) unique.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS project_ids (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS tasks (
@@ -56,7 +69,12 @@ CREATE TABLE IF NOT EXISTS tasks (
   lastcrawltime REAL NOT NULL,
   updatetime REAL NOT NULL
 );
-CREATE INDEX IF NOT EXISTS tasks_key ON tasks(project, key);
+CREATE TABLE IF NOT EXISTS task_keys (
+  project INTEGER NOT NULL, key INTEGER NOT NULL, row INTEGER NOT NULL,
+  PRIMARY KEY (project, key, row)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS task_keys_recent (
+  project INTEGER NOT NULL, key INTEGER NOT NULL, row INTEGER NOT NULL,
+  PRIMARY KEY (project, key, row)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tasks_ready ON tasks(project, rank, seq)
   WHERE status = 1 AND exetime = 0;
 CREATE INDEX IF NOT EXISTS tasks_delayed ON tasks(project, exetime, seq)
@@ -85,7 +103,7 @@ CREATE INDEX IF NOT EXISTS results_order ON results(project);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 )sql";
 
-// A taskid's key in tasks_key. pyspider's taskid is the MD5 of the URL in hex: its first 64
+// A taskid's key in the key index. pyspider's taskid is the MD5 of the URL in hex: its first 64
 // bits are as good a hash as any and cost no hashing. Any other taskid is hashed.
 int64_t task_key(std::string_view taskid) {
   auto nibble = [](char c) -> int {
@@ -102,6 +120,20 @@ int64_t task_key(std::string_view taskid) {
     if (i == 32) return static_cast<int64_t>(key);
   }
   return static_cast<int64_t>(SeenSet::hash(taskid));
+}
+
+// Brings a store whose keys were one index, tasks_key, to the two levels: its entries, read in
+// key order from that index, become task_keys, and the index goes. One transaction: a kill
+// during it leaves the store as it was.
+void migrate_keys(SqliteFile& f) {
+  f.begin();
+  f.exec(kSchema);
+  f.exec(
+      "INSERT INTO task_keys SELECT project, key, rowid FROM tasks INDEXED BY tasks_key "
+      "ORDER BY project, key, rowid");
+  f.exec("DROP INDEX tasks_key");
+  f.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
+  f.commit();
 }
 
 // A dict as stored: NULL for an empty one. `text` is a buffer reused from task to task (SQLite
@@ -161,8 +193,8 @@ double max_or_infinite(double v) {
 struct SqliteStore::Db {
   std::unique_ptr<SqliteFile> file;
   std::filesystem::path path;
-  SqliteStatement get, put, update, update_row, ready, delayed, upsert, result, results, count,
-      save_counters, save_seq;
+  SqliteStatement get, find, put, add_key, update_row, ready, delayed, upsert, result, results,
+      count, save_counters, save_seq;
   std::string text;  // a dict's JSON text while it is bound
   // The highest task seq stored, and whether the meta row that keeps it lags behind.
   int64_t task_seq = 0;
@@ -175,11 +207,59 @@ struct SqliteStore::Db {
     }
   }
 
+  // Entries in task_keys_recent, counted at open and as keys are added, and how many a commit
+  // merges into task_keys.
+  int64_t recent_keys = 0;
+  int64_t merge_at = kRecentKeys;
+
+  // The rowid of the project's task with this taskid, or -1.
+  int64_t row_of(int64_t project, std::string_view taskid) {
+    find.bind(1, project).bind(2, task_key(taskid)).bind(3, taskid);
+    int64_t row = -1;
+    if (find.step("find a task")) {
+      row = find.int64(0);
+      find.reset();
+    }
+    return row;
+  }
+
+  // Moves the recent level's keys into task_keys, in key order (the order the recent level is
+  // kept in), within the open transaction.
+  void merge_keys() {
+    file->exec("INSERT INTO task_keys SELECT project, key, row FROM task_keys_recent");
+    file->exec("DELETE FROM task_keys_recent");
+    recent_keys = 0;
+  }
+
+  // Stores the task in row `row`, or in a new row with its key when `row` is -1.
+  void write(const CrawlTask& t, int64_t seq, int64_t project, int64_t row) {
+    SqliteStatement& s = put;
+    if (row >= 0)
+      s.bind(1, row);
+    else
+      s.bind_null(1);
+    int64_t key = task_key(t.taskid);
+    s.bind(2, project).bind(3, key).bind(4, t.taskid).bind(5, t.url);
+    bind_state(s, 6, t, seq);
+    bind_dict(s, 15, t.fetch, text);
+    bind_dict(s, 16, t.process, text);
+    bind_dict(s, 17, t.track, text);
+    s.bind(18, t.lastcrawltime).bind(19, t.updatetime).run("store a task");
+    if (row < 0) {
+      add_key.bind(1, project)
+          .bind(2, key)
+          .bind(3, static_cast<int64_t>(sqlite3_last_insert_rowid(file->handle())));
+      add_key.run("store a task's key");
+      ++recent_keys;
+    }
+    saw_seq(seq);
+  }
+
   std::unordered_map<std::string, int64_t> project_ids;
 
   // Where the tasks that ready() and delayed() handed out live: taskid -> (project id, rowid).
   // An outcome updates its task by rowid, one step into pages that dispatch order keeps warm,
-  // instead of a seek in tasks_key, where an MD5 lands on a random page (a read from
+  // instead of a seek in the key index, where an MD5 lands on a random page (a read from
   // the OS at 10 M tasks). A task that is not here (its read was before a restart, or the map
   // was full and emptied) is found by its taskid as before. At most kMaxPlaces entries.
   struct Place {
@@ -234,6 +314,10 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
       any.reset();
     }
   }
+  if (!empty && version == kOneLevelKeysVersion) {
+    migrate_keys(f);
+    version = kSchemaVersion;
+  }
   if (!empty && version != kSchemaVersion) {
     std::string detail = "engine store " + path.string() + ": its layout (version " +
                          std::to_string(version) + ") is not the one this squall reads (version " +
@@ -241,37 +325,45 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
                          "): start over in it (fresh) or give another file";
     throw Error(ErrorKind::InvalidArgument, detail);
   }
-  // tasks_key is read at random (a taskid is an MD5), so its pages are worth holding: 64 MiB
-  // of page cache (the default `cache_mib`), against SQLite's 2 MiB, keeps it in memory to about
-  // 3 M tasks (it takes 19 MiB a million); 10 M need about 200 MiB.
+  // The key index is read at random by every lookup of a taskid (an MD5), so its pages are worth
+  // holding: 64 MiB of page cache (the default `cache_mib`), against SQLite's 2 MiB, keeps it in
+  // memory to about 3 M tasks (it takes 19 MiB a million).
   f.exec(("PRAGMA cache_size = -" + std::to_string(std::max<size_t>(1, cache_mib) * 1024)).c_str());
-  // A new task dirties a random page of tasks_key, so a commit of 10,000 new tasks
-  // writes about as many pages to the log. At SQLite's default (a checkpoint once the log holds
-  // 1,000 pages) every such commit was followed by a checkpoint copying them back into the file
-  // and an fsync; at 16,384 pages (64 MiB of log at 4 KiB pages) a page rewritten by several
-  // commits is copied back once. The log is reused from its start after each checkpoint, so it
-  // stays near that size, and a restart after a kill replays at most that much.
+  // A merge of the recent keys rewrites task_keys' pages, and outcomes dirty the pages of the
+  // tasks they update. At SQLite's default (a checkpoint once the log holds 1,000 pages) every
+  // commit was followed by a checkpoint copying them back into the file and an fsync; at 16,384
+  // pages (64 MiB of log at 4 KiB pages) a page rewritten by several commits is copied back
+  // once. The log is reused from its start after each checkpoint, so it stays near that size,
+  // and a restart after a kill replays at most that much.
   f.exec("PRAGMA wal_autocheckpoint = 16384");
   f.exec(kSchema);
   if (empty) f.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
-  db->get = f.prepare((std::string("SELECT ") + detail::kTaskColumns +
-                       " FROM tasks WHERE project = ?1 AND key = ?2 AND taskid = ?3")
-                          .c_str());
-  // A task stored again keeps its row (its rowid, so its place in browsing); a new one gets
-  // the next rowid, at the end of the table.
+  {
+    SqliteStatement n = f.prepare("SELECT count(*) FROM task_keys_recent");
+    if (n.step("count the recent keys")) {
+      db->recent_keys = n.int64(0);
+      n.reset();
+    }
+  }
+  // The rows of a (project, key) in both levels: ?1 the project, ?2 the key.
+  constexpr const char* kKeyRows =
+      "rowid IN (SELECT row FROM task_keys_recent WHERE project = ?1 AND key = ?2 UNION ALL "
+      "SELECT row FROM task_keys WHERE project = ?1 AND key = ?2) AND taskid = ?3";
+  db->get = f.prepare(
+      (std::string("SELECT ") + detail::kTaskColumns + " FROM tasks WHERE " + kKeyRows).c_str());
+  db->find = f.prepare((std::string("SELECT rowid FROM tasks WHERE ") + kKeyRows).c_str());
+  // A task stored again keeps its row (its rowid, so its place in browsing): ?1 is that rowid,
+  // or NULL for a new task, which gets the next rowid, at the end of the table.
   db->put = f.prepare(
       "INSERT OR REPLACE INTO tasks(rowid, project, key, taskid, url, status, rank, exetime, seq, "
       "retries, retried, age, itag, flags, fetch, process, track, lastcrawltime, updatetime) "
-      "VALUES ((SELECT rowid FROM tasks WHERE project = ?1 AND key = ?2 AND taskid = ?3), ?1, ?2, "
-      "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
-  constexpr const char* kUpdateSet =
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+      "?19)");
+  db->add_key = f.prepare("INSERT INTO task_keys_recent(project, key, row) VALUES (?, ?, ?)");
+  db->update_row = f.prepare(
       "UPDATE tasks SET status = ?3, rank = ?4, exetime = ?5, seq = ?6, retries = ?7, "
       "retried = ?8, age = ?9, itag = ?10, flags = ?11, track = ?12, lastcrawltime = ?13, "
-      "updatetime = ?14 ";
-  db->update = f.prepare(
-      (std::string(kUpdateSet) + "WHERE project = ?1 AND key = ?15 AND taskid = ?2").c_str());
-  db->update_row = f.prepare(
-      (std::string(kUpdateSet) + "WHERE rowid = ?15 AND project = ?1 AND taskid = ?2").c_str());
+      "updatetime = ?14 WHERE rowid = ?15 AND project = ?1 AND taskid = ?2");
   db->ready = f.prepare((std::string("SELECT ") + detail::kTaskColumns +
                          ", rowid FROM tasks WHERE project = ?1 AND status = 1 AND exetime = 0 AND "
                          "(rank, seq) > (?2, ?3) ORDER BY rank, seq LIMIT ?4")
@@ -306,6 +398,10 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
 SqliteStore::SqliteStore(std::unique_ptr<Db> db) : db_(std::move(db)) {}
 SqliteStore::~SqliteStore() = default;
 
+void SqliteStore::merge_keys_at(int64_t entries) noexcept {
+  db_->merge_at = entries;
+}
+
 const std::filesystem::path& SqliteStore::path() const noexcept {
   return db_->path;
 }
@@ -333,41 +429,36 @@ Task<std::optional<CrawlTask>> SqliteStore::get(std::string project, std::string
 
 Task<void> SqliteStore::put(const CrawlTask& t, int64_t seq) {
   db_->file->begin();
-  SqliteStatement& s = db_->put;
-  s.bind(1, db_->project_id(t.project, true))
-      .bind(2, task_key(t.taskid))
-      .bind(3, t.taskid)
-      .bind(4, t.url);
-  bind_state(s, 5, t, seq);
-  bind_dict(s, 14, t.fetch, db_->text);
-  bind_dict(s, 15, t.process, db_->text);
-  bind_dict(s, 16, t.track, db_->text);
-  s.bind(17, t.lastcrawltime).bind(18, t.updatetime).run("store a task");
-  db_->saw_seq(seq);
+  int64_t project = db_->project_id(t.project, true);
+  db_->write(t, seq, project, db_->row_of(project, t.taskid));
+  co_return;
+}
+
+Task<void> SqliteStore::insert(const CrawlTask& t, int64_t seq) {
+  db_->file->begin();
+  db_->write(t, seq, db_->project_id(t.project, true), -1);
   co_return;
 }
 
 Task<void> SqliteStore::update(const CrawlTask& t, int64_t seq) {
   db_->file->begin();
   int64_t project = db_->project_id(t.project, true);
-  auto write = [&](SqliteStatement& s) {
+  int64_t row = -1;
+  if (auto it = db_->places.find(t.taskid); it != db_->places.end()) {
+    if (it->second.project == project) row = it->second.rowid;
+    db_->places.erase(it);
+  }
+  SqliteStatement& s = db_->update_row;
+  auto write = [&](int64_t rowid) {
     s.bind(1, project).bind(2, t.taskid);
     bind_state(s, 3, t, seq);
     bind_dict(s, 12, t.track, db_->text);
-    s.bind(13, t.lastcrawltime).bind(14, t.updatetime);
+    s.bind(13, t.lastcrawltime).bind(14, t.updatetime).bind(15, rowid).run("update a task");
   };
-  bool done = false;
-  if (auto it = db_->places.find(t.taskid); it != db_->places.end()) {
-    if (it->second.project == project) {
-      write(db_->update_row);
-      db_->update_row.bind(15, it->second.rowid).run("update a task");
-      done = db_->file->changes() > 0;
-    }
-    db_->places.erase(it);
-  }
-  if (!done) {
-    write(db_->update);
-    db_->update.bind(15, task_key(t.taskid)).run("update a task");
+  if (row >= 0) write(row);
+  if (row < 0 || db_->file->changes() == 0) {
+    row = db_->row_of(project, t.taskid);
+    if (row >= 0) write(row);
   }
   db_->saw_seq(seq);
   co_return;
@@ -416,9 +507,8 @@ Task<void> SqliteStore::each_taskid(std::string project,
                                     std::function<void(const std::string&)> fn) {
   int64_t id = db_->project_id(project, false);
   if (id < 0) co_return;
-  // `+project`: in rowid order, a scan of the table, rather than through tasks_key, a row at a
-  // random place for each taskid.
-  SqliteStatement s = db_->file->prepare("SELECT taskid FROM tasks WHERE +project = ?");
+  // In rowid order: a scan of the table.
+  SqliteStatement s = db_->file->prepare("SELECT taskid FROM tasks WHERE project = ?");
   s.bind(1, id);
   std::string taskid;
   while (s.step("read the taskids")) {
@@ -433,7 +523,7 @@ Task<CounterValues> SqliteStore::recount(std::string project) {
   int64_t id = db_->project_id(project, false);
   if (id < 0) co_return v;
   SqliteStatement s =
-      db_->file->prepare("SELECT status, count(*) FROM tasks WHERE +project = ? GROUP BY status");
+      db_->file->prepare("SELECT status, count(*) FROM tasks WHERE project = ? GROUP BY status");
   s.bind(1, id);
   while (s.step("count the tasks")) detail::count_status(v, s.int64(0), s.int64(1));
   co_return v;
@@ -457,6 +547,7 @@ Task<void> SqliteStore::save_counters(std::string project, const json& counters)
 }
 
 Task<void> SqliteStore::commit() {
+  if (db_->recent_keys >= db_->merge_at) db_->merge_keys();
   if (db_->task_seq_dirty) {
     db_->file->begin();
     db_->save_seq.bind(1, std::to_string(db_->task_seq)).run("store the last seq");
@@ -577,8 +668,7 @@ Task<void> SqliteStore::set_meta(std::string key, std::string value) {
 }
 
 // The filters run over a window of at most kBrowseScan rows after the cursor, so a rare status
-// costs a bounded read per page instead of a scan of the whole project; `+project` keeps SQLite
-// on the rowid order rather than tasks_key, whose rows would have to be sorted.
+// costs a bounded read per page instead of a scan of the whole project.
 Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
                                                       std::optional<TaskStatus> status,
                                                       std::string url_contains, std::string cursor,
@@ -589,7 +679,7 @@ Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
   if (id < 0 || limit == 0) co_return page;
   SqliteStatement s = db_->file->prepare(
       (std::string("SELECT ") + detail::kTaskColumns +
-       ", r FROM (SELECT rowid AS r, * FROM tasks WHERE +project = ?1 AND rowid > ?2 ORDER BY "
+       ", r FROM (SELECT rowid AS r, * FROM tasks WHERE project = ?1 AND rowid > ?2 ORDER BY "
        "rowid "
        "LIMIT ?3) WHERE (?4 = 0 OR status = ?4) AND (?5 = '' OR instr(url, ?5) > 0) LIMIT ?6")
           .c_str());
@@ -609,7 +699,7 @@ Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
   } else {
     // Short: either the window ran out (go on after it) or the table did (the end).
     SqliteStatement w = db_->file->prepare(
-        "SELECT count(*), max(r) FROM (SELECT rowid AS r FROM tasks WHERE +project = ?1 AND "
+        "SELECT count(*), max(r) FROM (SELECT rowid AS r FROM tasks WHERE project = ?1 AND "
         "rowid > ?2 ORDER BY rowid LIMIT ?3)");
     w.bind(1, id).bind(2, after).bind(3, static_cast<int64_t>(kBrowseScan));
     if (w.step("browse tasks")) {

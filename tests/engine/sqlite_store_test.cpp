@@ -137,6 +137,122 @@ TEST_F(SqliteStoreTest, TwoTaskidsThatShareAKeyAreStoredFoundAndUpdatedApart) {
   EXPECT_EQ(ready[0].task.taskid, a.taskid);
 }
 
+// The number of rows of a table of the store's file.
+int64_t rows_of(const std::filesystem::path& path, const std::string& table) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  int64_t n = -1;
+  if (sqlite3_prepare_v2(db, ("SELECT count(*) FROM " + table).c_str(), -1, &s, nullptr) ==
+          SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW)
+    n = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return n;
+}
+
+void exec_on(const std::filesystem::path& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+TEST_F(SqliteStoreTest, TasksAreFoundReplacedAndUpdatedWhicheverLevelTheirKeysAreIn) {
+  test::TempDir dir;
+  auto path = dir.path() / "s.db";
+  constexpr int kTasks = 1000;
+  auto url_of = [](int i) { return "http://h/" + std::to_string(i); };
+  // Two taskids that share a key, stored before and after merges.
+  CrawlTask early = active("http://h/early");
+  early.taskid = "0123456789abcdef0000000000000000";
+  CrawlTask late = active("http://h/late");
+  late.taskid = "0123456789abcdefffffffffffffffff";
+  {
+    auto store = SqliteStore::open(path);
+    store->merge_keys_at(64);
+    run(store->insert(early, 0));
+    for (int i = 0; i < kTasks; ++i) {
+      if (i % 2)
+        run(store->put(active(url_of(i)), i + 1));
+      else
+        run(store->insert(active(url_of(i)), i + 1));
+      if (i % 10 == 9) run(store->commit());
+    }
+    run(store->insert(late, kTasks + 1));
+    // Stored again (a restart): the same row, whatever level holds its key.
+    for (int i = 0; i < kTasks; i += 3) {
+      CrawlTask again = active(url_of(i), 2);
+      run(store->put(again, kTasks + 2 + i));
+    }
+    // Outcomes by taskid: the store did not hand these tasks out.
+    for (int i = 0; i < kTasks; i += 5) {
+      CrawlTask done = active(url_of(i), i % 3 == 0 ? 2 : 0);
+      done.status = TaskStatus::Success;
+      run(store->update(done, 0));
+    }
+    run(store->commit());
+  }
+  // Merges happened, and every key is in one level or the other, once.
+  EXPECT_GT(rows_of(path, "task_keys"), 0);
+  EXPECT_LT(rows_of(path, "task_keys_recent"), 64);
+  EXPECT_EQ(rows_of(path, "task_keys") + rows_of(path, "task_keys_recent"), kTasks + 2);
+  auto store = SqliteStore::open(path);
+  for (int i = 0; i < kTasks; ++i) {
+    auto back = run(store->get("p", default_taskid(url_of(i))));
+    ASSERT_TRUE(back) << url_of(i);
+    EXPECT_EQ(back->url, url_of(i));
+    EXPECT_EQ(back->schedule.priority, i % 3 == 0 ? 2 : 0) << url_of(i);
+    EXPECT_EQ(back->status, i % 5 == 0 ? TaskStatus::Success : TaskStatus::Active) << url_of(i);
+  }
+  EXPECT_EQ(run(store->get("p", early.taskid))->url, "http://h/early");
+  EXPECT_EQ(run(store->get("p", late.taskid))->url, "http://h/late");
+  EXPECT_FALSE(run(store->get("p", default_taskid("http://h/none"))));
+  CounterValues v = run(store->recount("p"));
+  EXPECT_EQ(v[static_cast<size_t>(CounterKind::Success)], kTasks / 5);
+  EXPECT_EQ(v[static_cast<size_t>(CounterKind::Pending)], kTasks - kTasks / 5 + 2);
+  // A replaced task kept its row: the table's order is still the order of first storing.
+  std::vector<std::string> ids;
+  run(store->each_taskid("p", [&](const std::string& id) { ids.push_back(id); }));
+  ASSERT_EQ(ids.size(), static_cast<size_t>(kTasks + 2));
+  EXPECT_EQ(ids.front(), early.taskid);
+  for (int i = 0; i < kTasks; ++i)
+    EXPECT_EQ(ids[static_cast<size_t>(i) + 1], default_taskid(url_of(i)));
+  EXPECT_EQ(ids.back(), late.taskid);
+}
+
+TEST_F(SqliteStoreTest, AStoreWhoseKeysWereOneIndexIsBroughtToTwoLevelsWhenOpened) {
+  test::TempDir dir;
+  auto path = dir.path() / "s.db";
+  {
+    auto store = SqliteStore::open(path);
+    for (int i = 0; i < 100; ++i) run(store->put(active("http://h/" + std::to_string(i)), i + 1));
+    run(store->commit());
+  }
+  // What the layout before (version 3) looked like: the same tasks, their keys in one index.
+  exec_on(path,
+          "CREATE INDEX tasks_key ON tasks(project, key); DROP TABLE task_keys; "
+          "DROP TABLE task_keys_recent; PRAGMA user_version = 3");
+  {
+    auto store = SqliteStore::open(path);
+    for (int i = 0; i < 100; ++i)
+      EXPECT_TRUE(run(store->get("p", default_taskid("http://h/" + std::to_string(i))))) << i;
+    // Stored again, a task replaces its row rather than adding one.
+    run(store->put(active("http://h/7", 3), 200));
+    run(store->put(active("http://h/new"), 201));
+    run(store->commit());
+    EXPECT_EQ(run(store->recount("p"))[static_cast<size_t>(CounterKind::Pending)], 101);
+    EXPECT_EQ(run(store->get("p", default_taskid("http://h/7")))->schedule.priority, 3);
+  }
+  EXPECT_EQ(rows_of(path, "task_keys"), 100);
+  EXPECT_EQ(rows_of(path, "task_keys_recent"), 1);
+  EXPECT_EQ(rows_of(path, "sqlite_master WHERE name = 'tasks_key'"), 0);
+  EXPECT_EQ(rows_of(path, "pragma_user_version WHERE user_version = 4"), 1);
+}
+
 TEST_F(SqliteStoreTest, ATaskidThatIsNotAnMd5IsStoredAndFoundToo) {
   test::TempDir dir;
   auto store = SqliteStore::open(dir.path() / "s.db");

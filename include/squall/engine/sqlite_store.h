@@ -31,9 +31,14 @@ class SqliteStore final : public EngineStore {
                                            size_t cache_mib = 64);
   ~SqliteStore() override;
 
+  // A commit merges the keys of the tasks stored since the last merge into the key index once
+  // there are `entries` of them (about a million unless set; see sqlite_store.cpp).
+  void merge_keys_at(int64_t entries) noexcept;
+
   // TaskStore
   Task<std::optional<CrawlTask>> get(std::string project, std::string taskid) override;
   Task<void> put(const CrawlTask& task, int64_t seq) override;
+  Task<void> insert(const CrawlTask& task, int64_t seq) override;
   Task<void> update(const CrawlTask& task, int64_t seq) override;
   Task<std::vector<QueuedTask>> ready(std::string project, std::optional<ReadyKey> after,
                                       size_t limit) override;

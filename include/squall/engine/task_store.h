@@ -59,6 +59,9 @@ class TaskStore {
   // Inserts or replaces the task (by project and taskid). `seq` places an active task in its
   // order; it is kept for ended tasks but means nothing there.
   virtual Task<void> put(const CrawlTask& task, int64_t seq) = 0;
+  // put() of a task the caller knows is not stored (the scheduler looked, or holds every
+  // taskid of the project), which spares a store the lookup.
+  virtual Task<void> insert(const CrawlTask& task, int64_t seq) { return put(task, seq); }
   // Writes what an outcome changes of a stored task: its status, schedule, track, times and
   // place (`seq`); its url, fetch and process stay as stored.
   virtual Task<void> update(const CrawlTask& task, int64_t seq) = 0;
