@@ -40,41 +40,43 @@ namespace {
   throw Error(ErrorKind::InvalidArgument, detail);
 }
 
-// Reads json[key] into `out` when present and not null.
-void read(const json& j, const char* key, int& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  if (!it->is_number()) wrong_type(key, "a number");
-  out = it->get<int>();
+// Reads a value of task field `key` into `out`; null keeps `out` as it is.
+void read_value(const json& v, std::string_view key, int& out) {
+  if (v.is_null()) return;
+  if (!v.is_number()) wrong_type(key, "a number");
+  out = v.get<int>();
 }
 
-void read(const json& j, const char* key, double& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  if (!it->is_number()) wrong_type(key, "a number");
-  out = it->get<double>();
+void read_value(const json& v, std::string_view key, double& out) {
+  if (v.is_null()) return;
+  if (!v.is_number()) wrong_type(key, "a number");
+  out = v.get<double>();
 }
 
-void read(const json& j, const char* key, bool& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  if (it->is_boolean())
-    out = it->get<bool>();
-  else if (it->is_number())
-    out = it->get<double>() != 0;  // Python scripts pass 0 and 1 too
+void read_value(const json& v, std::string_view key, bool& out) {
+  if (v.is_null()) return;
+  if (v.is_boolean())
+    out = v.get<bool>();
+  else if (v.is_number())
+    out = v.get<double>() != 0;  // Python scripts pass 0 and 1 too
   else
     wrong_type(key, "true or false");
 }
 
-void read(const json& j, const char* key, std::string& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  if (it->is_string())
-    out = it->get<std::string>();
-  else if (it->is_number() || it->is_boolean())
-    out = it->dump();  // itag=1 is common
+void read_value(const json& v, std::string_view key, std::string& out) {
+  if (v.is_null()) return;
+  if (v.is_string())
+    out = v.get<std::string>();
+  else if (v.is_number() || v.is_boolean())
+    out = v.dump();  // itag=1 is common
   else
     wrong_type(key, "a string");
+}
+
+// Reads json[key] into `out` when present and not null.
+template <class T>
+void read(const json& j, const char* key, T& out) {
+  if (auto it = j.find(key); it != j.end()) read_value(*it, key, out);
 }
 
 void read_object(const json& j, const char* key, json& out) {
@@ -103,16 +105,34 @@ TaskSchedule TaskSchedule::from_json(const json& j) {
   TaskSchedule s;
   if (j.is_null()) return s;
   if (!j.is_object()) wrong_type("schedule", "an object");
-  read(j, "priority", s.priority);
-  read(j, "retries", s.retries);
-  read(j, "retried", s.retried);
-  read(j, "exetime", s.exetime);
-  read(j, "age", s.age);
-  read(j, "itag", s.itag);
-  read(j, "auto_recrawl", s.auto_recrawl);
-  read(j, "force_update", s.force_update);
-  read(j, "cancel", s.cancel);
+  for (const char* key : {"priority", "retries", "retried", "exetime", "age", "itag",
+                          "auto_recrawl", "force_update", "cancel"})
+    if (auto it = j.find(key); it != j.end()) s.set(key, *it);
   return s;
+}
+
+bool TaskSchedule::set(std::string_view key, const json& value) {
+  if (key == "priority")
+    read_value(value, key, priority);
+  else if (key == "retries")
+    read_value(value, key, retries);
+  else if (key == "retried")
+    read_value(value, key, retried);
+  else if (key == "exetime")
+    read_value(value, key, exetime);
+  else if (key == "age")
+    read_value(value, key, age);
+  else if (key == "itag")
+    read_value(value, key, itag);
+  else if (key == "auto_recrawl")
+    read_value(value, key, auto_recrawl);
+  else if (key == "force_update")
+    read_value(value, key, force_update);
+  else if (key == "cancel")
+    read_value(value, key, cancel);
+  else
+    return false;
+  return true;
 }
 
 CrawlTask CrawlTask::for_url(std::string_view project, std::string_view url) {

@@ -1,6 +1,8 @@
 // Handler: self.crawl's keywords checked and turned into tasks; Response's accessors.
 #include "squall/engine/handler.h"
 
+#include <array>
+#include <iterator>
 #include <set>
 #include <unordered_set>
 
@@ -74,7 +76,7 @@ namespace {
 enum class Kind { Number, Integer, Bool, String, Object, Any, StringOrBool };
 
 struct Keyword {
-  const char* name;
+  std::string_view name;
   Kind kind;
   bool schedule;  // goes to task.schedule, else to task.fetch (callback and taskid aside)
 };
@@ -116,7 +118,7 @@ constexpr Keyword kKeywords[] = {
     {"taskid", Kind::String, false},
 };
 
-const Keyword* keyword(const std::string& name) {
+const Keyword* keyword(std::string_view name) {
   for (const Keyword& k : kKeywords)
     if (name == k.name) return &k;
   return nullptr;
@@ -205,19 +207,14 @@ const Handler::Callback* Handler::find_callback(const std::string& name,
 CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
   if (!kwargs.is_object())
     throw Error(ErrorKind::InvalidArgument, "crawl() keywords must be an object");
-  // crawl_config under the call's own keywords; headers are merged field by field.
-  json merged = crawl_config.is_object() ? crawl_config : json::object();
-  for (const auto& [name, value] : kwargs.items()) {
-    if (name == "headers" && merged.contains("headers") && merged["headers"].is_object() &&
-        value.is_object())
-      merged["headers"].update(value);
-    else
-      merged[name] = value;
-  }
   CrawlTask t;
   t.project = project_;
-  json schedule = json::object();
-  for (const auto& [name, value] : merged.items()) {
+  // The keywords are crawl_config's under the call's own, taken in one walk over the two
+  // (both sorted by name) rather than merged into a copy: a crawl() per link is common, and
+  // most have a keyword or two over an empty or small crawl_config. The schedule's values are
+  // read once every keyword has been checked, in from_json's order, as a dict would be.
+  std::array<const json*, std::size(kKeywords)> scheduled{};
+  auto take = [&](const std::string& name, const json& value) {
     const Keyword* k = keyword(name);
     if (!k) {
       std::string detail = "crawl() got an unexpected keyword argument '" + name + "'";
@@ -228,21 +225,47 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
           "crawl() keyword '" + name + "' must be " + kind_name(k->kind) + ", not " + value.dump();
       throw Error(ErrorKind::InvalidArgument, detail);
     }
-    if (value.is_null()) continue;
+    if (value.is_null()) return;
     if (name == "callback")
       t.process["callback"] = value;
     else if (name == "taskid")
       t.taskid = value.get<std::string>();
     else if (k->schedule)
-      schedule[name] = value;
+      scheduled[static_cast<size_t>(k - kKeywords)] = &value;
     else
       t.fetch[name] = value;
+  };
+  static const json kNoConfig = json::object();
+  const json& config = crawl_config.is_object() ? crawl_config : kNoConfig;
+  auto c = config.cbegin(), c_end = config.cend();
+  auto o = kwargs.cbegin(), o_end = kwargs.cend();
+  while (c != c_end || o != o_end) {
+    if (o == o_end || (c != c_end && c.key() < o.key())) {
+      take(c.key(), c.value());
+      ++c;
+      continue;
+    }
+    if (c != c_end && c.key() == o.key()) {
+      // Headers are merged field by field; any other keyword of the call replaces the config's.
+      if (o.key() == "headers" && c.value().is_object() && o.value().is_object()) {
+        json headers = c.value();
+        headers.update(o.value());
+        take(o.key(), headers);
+      } else {
+        take(o.key(), o.value());
+      }
+      ++c;
+    } else {
+      take(o.key(), o.value());
+    }
+    ++o;
   }
-  t.schedule = TaskSchedule::from_json(schedule);
+  for (size_t i = 0; i < scheduled.size(); ++i)
+    if (scheduled[i]) t.schedule.set(kKeywords[i].name, *scheduled[i]);
 
   // The URL: resolved against the current response, params appended.
   UrlResult parsed = Url::parse(url, base_url_);
-  std::string target = parsed ? std::string(parsed->href()) : std::string(url);
+  std::string target(parsed ? parsed->href() : url);
   if (auto params = t.fetch.find("params"); params != t.fetch.end()) {
     std::string query = form_encode(*params);
     if (!query.empty()) {
@@ -261,7 +284,10 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
     t.fetch["method"] = "POST";
   }
   if (parsed && (parsed->is_http() || parsed->scheme() == "data")) {
-    t.url = std::string(parsed->href());
+    if (parsed->href() == target)
+      t.url = std::move(target);
+    else
+      t.url = std::string(parsed->href());
   } else {
     // Kept as given, marked bad with the reason: it can never be fetched.
     t.url = target;

@@ -35,6 +35,25 @@ TEST(CrawlTask, ADictFromAScriptBecomesATaskWithDefaultsForWhatItLeavesOut) {
   EXPECT_EQ(CrawlTask::from_json(t.to_json()).to_json(), t.to_json());
 }
 
+TEST(CrawlTask, AScheduleFieldIsSetByNameAsFromJsonReadsIt) {
+  TaskSchedule s;
+  EXPECT_TRUE(s.set("priority", 4));
+  EXPECT_TRUE(s.set("itag", 7));
+  EXPECT_TRUE(s.set("auto_recrawl", 1));
+  EXPECT_TRUE(s.set("age", nullptr));  // null keeps the default
+  EXPECT_FALSE(s.set("callback", "page"));
+  EXPECT_EQ(s.priority, 4);
+  EXPECT_EQ(s.itag, "7");
+  EXPECT_TRUE(s.auto_recrawl);
+  EXPECT_EQ(s.age, -1);
+  try {
+    s.set("retries", "three");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'retries'"), std::string::npos);
+  }
+}
+
 TEST(CrawlTask, AMalformedDictIsAnErrorThatNamesTheField) {
   auto message = [](const json& j) {
     try {

@@ -106,6 +106,36 @@ TEST(Handler, CrawlKeywordsGoToScheduleFetchAndProcess) {
   EXPECT_EQ(t.status, TaskStatus::Active);
 }
 
+TEST(Handler, ACallsKeywordReplacesCrawlConfigsAndANullOneRemovesIt) {
+  Probe h;
+  h.crawl_config = {{"priority", 1},
+                    {"timeout", 5},
+                    {"user_agent", "config"},
+                    {"headers", "not an object"},
+                    {"itag", 7}};
+  CrawlTask t = h.make_task("http://h.test/", {{"priority", 3},
+                                               {"timeout", nullptr},
+                                               {"headers", {{"X-B", "2"}}},
+                                               {"age", 60},
+                                               {"callback", "page"}});
+  EXPECT_EQ(t.schedule.priority, 3);
+  EXPECT_EQ(t.schedule.age, 60);
+  EXPECT_EQ(t.schedule.itag, "7");
+  EXPECT_EQ(t.schedule.retries, 3);
+  EXPECT_FALSE(t.fetch.contains("timeout"));
+  EXPECT_EQ(t.fetch["user_agent"], "config");
+  EXPECT_EQ(t.fetch["headers"], json({{"X-B", "2"}}));
+  EXPECT_EQ(t.callback(), "page");
+  // A keyword of crawl_config's own is checked as the call's are.
+  h.crawl_config = {{"retrys", 1}};
+  try {
+    h.make_task("http://h.test/", json::object());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'retrys'"), std::string::npos);
+  }
+}
+
 TEST(Handler, AnUnknownOrMistypedKeywordIsNamed) {
   Probe h;
   auto message = [&](const json& kwargs) {
@@ -121,6 +151,10 @@ TEST(Handler, AnUnknownOrMistypedKeywordIsNamed) {
   EXPECT_NE(message({{"retries", "three"}}).find("'retries' must be an integer"),
             std::string::npos);
   EXPECT_EQ(message({{"retries", 2}}), "no error");
+  // Every keyword is checked before the schedule's values are read: the unknown one is named,
+  // not the itag that is no string.
+  EXPECT_NE(message({{"itag", json::array()}, {"zzz", 1}}).find("'zzz'"), std::string::npos);
+  EXPECT_NE(message({{"itag", json::array()}}).find("'itag' must be a string"), std::string::npos);
 }
 
 TEST(Handler, AnUnparsableUrlBecomesABadTaskWithTheReason) {

@@ -48,6 +48,10 @@ struct TaskSchedule {
   // Missing keys keep their defaults; a value of the wrong type throws squall::Error
   // (InvalidArgument) naming the key.
   static TaskSchedule from_json(const nlohmann::json& json);
+  // Sets the field named `key` from `value` as from_json reads it (null keeps the field as it
+  // is; a value of the wrong type throws squall::Error (InvalidArgument) naming the key).
+  // Returns false, changing nothing, when no field has that name.
+  bool set(std::string_view key, const nlohmann::json& value);
 };
 
 struct CrawlTask {
