@@ -28,6 +28,12 @@ StatusPack StatusPack::of(const Dispatch& d, bool ok, json track) {
 
 namespace {
 
+// Whether a request for a known taskid could be anything but dropped: force_update, cancel, an
+// itag or an age ask the rules to look at the stored task.
+bool may_restart(const TaskSchedule& s) {
+  return s.force_update || s.cancel || !s.itag.empty() || s.has_age();
+}
+
 struct ReadyBefore {
   bool operator()(const ReadyKey& a, const ReadyKey& b) const noexcept { return a.before(b); }
 };
@@ -273,7 +279,16 @@ Task<void> Scheduler::place(ProjectState& p, QueuedTask queued) {
 
 Task<RequestCounts> Scheduler::request(std::vector<CrawlTask> tasks) {
   RequestCounts counts;
-  for (CrawlTask& task : tasks) co_await handle(std::move(task), counts);
+  for (CrawlTask& task : tasks) {
+    // Most of a page's follows are taskids the project knows, with no rule that could restart
+    // them: dropped here, without a handle() frame each.
+    ProjectState* p = find(task.project);
+    if (p && p->info.active() && !may_restart(task.schedule) && p->known.contains(task.taskid)) {
+      ++counts.dropped;
+      continue;
+    }
+    co_await handle(std::move(task), counts);
+  }
   co_return counts;
 }
 
@@ -292,8 +307,7 @@ Task<void> Scheduler::handle(CrawlTask task, RequestCounts& counts) {
     co_return;
   }
   const TaskSchedule& s = task.schedule;
-  bool plain = !s.force_update && !s.cancel && s.itag.empty() && !s.has_age();
-  if (plain && p->known.contains(task.taskid)) {
+  if (!may_restart(s) && p->known.contains(task.taskid)) {
     ++counts.dropped;
     co_return;
   }
