@@ -2,6 +2,7 @@
 #include "squall/engine/sqlite_store.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <unordered_map>
 
@@ -19,15 +20,19 @@ using nlohmann::json;
 namespace {
 
 // The layout's version, in PRAGMA user_version; a file with another is refused.
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
+
+// The layout before the recent level was held in memory: it was a table, task_keys_recent.
+// A store in it is brought to this one when opened (migrate_keys).
+constexpr int kRecentTableVersion = 4;
 
 // The layout before the key index had two levels: tasks_key was an index of tasks(project, key).
 // A store in it is brought to this one when opened (migrate_keys).
 constexpr int kOneLevelKeysVersion = 3;
 
-// The recent level's size at which a commit merges it into task_keys: ~5 MiB of entries. A
-// larger level is itself written at random pages (at a million entries a commit of 10,000 new
-// tasks dirtied thousands of its pages); a smaller one merges into task_keys more often.
+// The recent level's size at which a commit merges it into task_keys: ~12 MiB of memory. Each
+// merge rewrites the pages of task_keys that the new keys land on, which at 10 M tasks is most
+// of them, so a smaller level merges the same pages more often.
 constexpr int64_t kRecentKeys = 1 << 18;
 
 // A task row is its schedule in columns and its dicts as JSON text, NULL when empty (most tasks
@@ -38,14 +43,17 @@ constexpr int64_t kRecentKeys = 1 << 18;
 // so a run of outcomes updates neighbouring pages instead of one random page each (a taskid is
 // an MD5), and a new task is appended to the last page.
 //
-// A task is found by `key`, 64 bits of its taskid (task_key), in two levels of (project, key,
-// row) entries: task_keys_recent, the keys of the tasks stored since the last merge, and
-// task_keys, all the others. A key is an MD5 and lands on a random page, so one index of every
-// key makes each new task dirty a page of its own at 10 M tasks (a commit of 10,000 new tasks
-// wrote ~10,000 pages to the log). The recent level is small, and once it holds kRecentKeys
-// entries a commit merges it into task_keys in key order, which rewrites each page of task_keys
-// once for the whole batch. Two taskids may share a key; every
-// lookup also compares the taskid, and put() replaces only the row of its own taskid, which keeps
+// A task is found by `key`, 64 bits of its taskid (task_key), in two levels. task_keys holds
+// (project, key, row) entries for every row up to the one the meta key 'task keys merged'
+// names; the rows after it are the recent level. Rows are only ever appended (a task is never
+// deleted), so the recent level is the end of the table, and the store holds its keys in
+// memory, read back from those rows when it opens. A key is an MD5 and lands on a random page,
+// so an index that took each new key as it came made each new task dirty a page of its own at
+// 10 M tasks (a commit of 10,000 new tasks wrote ~10,000 pages to the log). Once the recent
+// level holds kRecentKeys entries, a commit merges them into task_keys in key order, which
+// rewrites each page of task_keys once for the whole batch, and moves 'task keys merged' in
+// the same transaction: a kill loses neither level. Two taskids may share a key; every lookup
+// also compares the taskid, and put() replaces only the row of its own taskid, which keeps
 // (project, taskid) unique.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS project_ids (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
@@ -70,9 +78,6 @@ CREATE TABLE IF NOT EXISTS tasks (
   updatetime REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS task_keys (
-  project INTEGER NOT NULL, key INTEGER NOT NULL, row INTEGER NOT NULL,
-  PRIMARY KEY (project, key, row)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS task_keys_recent (
   project INTEGER NOT NULL, key INTEGER NOT NULL, row INTEGER NOT NULL,
   PRIMARY KEY (project, key, row)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tasks_ready ON tasks(project, rank, seq)
@@ -122,16 +127,27 @@ int64_t task_key(std::string_view taskid) {
   return static_cast<int64_t>(SeenSet::hash(taskid));
 }
 
-// Brings a store whose keys were one index, tasks_key, to the two levels: its entries, read in
-// key order from that index, become task_keys, and the index goes. One transaction: a kill
-// during it leaves the store as it was.
-void migrate_keys(SqliteFile& f) {
+// Brings a store of an earlier layout to this one, with every key in task_keys: a store of
+// layout 3 had them in one index, tasks_key, and one of layout 4 had its recent level in a
+// table, task_keys_recent. Their entries are read in key order, and the index or table goes.
+// One transaction: a kill during it leaves the store as it was.
+void migrate_keys(SqliteFile& f, int version) {
   f.begin();
   f.exec(kSchema);
+  if (version == kOneLevelKeysVersion) {
+    f.exec(
+        "INSERT INTO task_keys SELECT project, key, rowid FROM tasks INDEXED BY tasks_key "
+        "ORDER BY project, key, rowid");
+    f.exec("DROP INDEX tasks_key");
+  } else {
+    f.exec(
+        "INSERT INTO task_keys SELECT project, key, row FROM task_keys_recent "
+        "ORDER BY project, key, row");
+    f.exec("DROP TABLE task_keys_recent");
+  }
   f.exec(
-      "INSERT INTO task_keys SELECT project, key, rowid FROM tasks INDEXED BY tasks_key "
-      "ORDER BY project, key, rowid");
-  f.exec("DROP INDEX tasks_key");
+      "INSERT OR REPLACE INTO meta(key, value) SELECT 'task keys merged', "
+      "coalesce(max(rowid), 0) FROM tasks");
   f.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
   f.commit();
 }
@@ -193,8 +209,8 @@ double max_or_infinite(double v) {
 struct SqliteStore::Db {
   std::unique_ptr<SqliteFile> file;
   std::filesystem::path path;
-  SqliteStatement get, find, put, add_key, update_row, ready, delayed, upsert, result, results,
-      count, save_counters, save_seq;
+  SqliteStatement get, find, row_has, insert_row, replace_row, add_key, save_merged, update_row,
+      ready, delayed, upsert, result, results, count, save_counters, save_seq;
   std::string text;  // a dict's JSON text while it is bound
   // The highest task seq stored, and whether the meta row that keeps it lags behind.
   int64_t task_seq = 0;
@@ -207,14 +223,28 @@ struct SqliteStore::Db {
     }
   }
 
-  // Entries in task_keys_recent, counted at open and as keys are added, and how many a commit
-  // merges into task_keys.
-  int64_t recent_keys = 0;
+  // The recent level: the keys of the rows after `merged_row`, key -> (project, row). A commit
+  // merges them into task_keys once there are `merge_at`.
+  struct RecentRow {
+    int64_t project = 0, row = 0;
+  };
+  std::unordered_multimap<int64_t, RecentRow> recent;
+  int64_t merged_row = 0;
   int64_t merge_at = kRecentKeys;
 
   // The rowid of the project's task with this taskid, or -1.
   int64_t row_of(int64_t project, std::string_view taskid) {
-    find.bind(1, project).bind(2, task_key(taskid)).bind(3, taskid);
+    int64_t key = task_key(taskid);
+    auto [first, last] = recent.equal_range(key);
+    for (auto it = first; it != last; ++it) {
+      if (it->second.project != project) continue;
+      row_has.bind(1, it->second.row).bind(2, taskid);
+      if (row_has.step("find a task")) {
+        row_has.reset();
+        return it->second.row;
+      }
+    }
+    find.bind(1, project).bind(2, key).bind(3, taskid);
     int64_t row = -1;
     if (find.step("find a task")) {
       row = find.int64(0);
@@ -223,35 +253,53 @@ struct SqliteStore::Db {
     return row;
   }
 
-  // Moves the recent level's keys into task_keys, in key order (the order the recent level is
-  // kept in), within the open transaction.
-  void merge_keys() {
-    file->exec("INSERT INTO task_keys SELECT project, key, row FROM task_keys_recent");
-    file->exec("DELETE FROM task_keys_recent");
-    recent_keys = 0;
+  // Reads the recent level back from the rows after the last merge.
+  void read_recent() {
+    SqliteStatement merged = file->prepare("SELECT value FROM meta WHERE key = 'task keys merged'");
+    if (merged.step("read the last merge")) {
+      merged_row = std::strtoll(merged.text(0).c_str(), nullptr, 10);
+      merged.reset();
+    }
+    SqliteStatement rows = file->prepare("SELECT project, key, rowid FROM tasks WHERE rowid > ?");
+    rows.bind(1, merged_row);
+    while (rows.step("read the recent keys"))
+      recent.emplace(rows.int64(1), RecentRow{rows.int64(0), rows.int64(2)});
   }
 
-  // Stores the task in row `row`, or in a new row with its key when `row` is -1.
-  void write(const CrawlTask& t, int64_t seq, int64_t project, int64_t row) {
-    SqliteStatement& s = put;
-    if (row >= 0)
-      s.bind(1, row);
-    else
-      s.bind_null(1);
-    int64_t key = task_key(t.taskid);
-    s.bind(2, project).bind(3, key).bind(4, t.taskid).bind(5, t.url);
-    bind_state(s, 6, t, seq);
-    bind_dict(s, 15, t.fetch, text);
-    bind_dict(s, 16, t.process, text);
-    bind_dict(s, 17, t.track, text);
-    s.bind(18, t.lastcrawltime).bind(19, t.updatetime).run("store a task");
-    if (row < 0) {
-      add_key.bind(1, project)
-          .bind(2, key)
-          .bind(3, static_cast<int64_t>(sqlite3_last_insert_rowid(file->handle())));
-      add_key.run("store a task's key");
-      ++recent_keys;
+  // Moves the recent level's keys into task_keys, in key order, within the open transaction.
+  void merge_keys() {
+    std::vector<std::array<int64_t, 3>> entries;
+    entries.reserve(recent.size());
+    for (const auto& [key, r] : recent) {
+      entries.push_back({r.project, key, r.row});
+      merged_row = std::max(merged_row, r.row);
     }
+    std::sort(entries.begin(), entries.end());
+    file->begin();
+    for (const auto& [project, key, row] : entries)
+      add_key.bind(1, project).bind(2, key).bind(3, row).run("merge a task's key");
+    save_merged.bind(1, std::to_string(merged_row)).run("store the last merge");
+    recent.clear();
+  }
+
+  // Stores the task in row `row`, or in a new row with its key when `row` is -1. A new row is a
+  // plain INSERT and a stored one an UPDATE of every column: INSERT OR REPLACE would make SQLite
+  // open a statement journal for each task (a replace may delete index entries, and a NOT NULL
+  // column may abort), which cost as much as the insert itself.
+  void write(const CrawlTask& t, int64_t seq, int64_t project, int64_t row) {
+    SqliteStatement& s = row < 0 ? insert_row : replace_row;
+    int64_t key = task_key(t.taskid);
+    s.bind(1, project).bind(2, key).bind(3, t.taskid).bind(4, t.url);
+    bind_state(s, 5, t, seq);
+    bind_dict(s, 14, t.fetch, text);
+    bind_dict(s, 15, t.process, text);
+    bind_dict(s, 16, t.track, text);
+    s.bind(17, t.lastcrawltime).bind(18, t.updatetime);
+    if (row >= 0) s.bind(19, row);
+    s.run("store a task");
+    if (row < 0)
+      recent.emplace(
+          key, RecentRow{project, static_cast<int64_t>(sqlite3_last_insert_rowid(file->handle()))});
     saw_seq(seq);
   }
 
@@ -314,8 +362,8 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
       any.reset();
     }
   }
-  if (!empty && version == kOneLevelKeysVersion) {
-    migrate_keys(f);
+  if (!empty && (version == kOneLevelKeysVersion || version == kRecentTableVersion)) {
+    migrate_keys(f, version);
     version = kSchemaVersion;
   }
   if (!empty && version != kSchemaVersion) {
@@ -338,28 +386,28 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
   f.exec("PRAGMA wal_autocheckpoint = 16384");
   f.exec(kSchema);
   if (empty) f.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
-  {
-    SqliteStatement n = f.prepare("SELECT count(*) FROM task_keys_recent");
-    if (n.step("count the recent keys")) {
-      db->recent_keys = n.int64(0);
-      n.reset();
-    }
-  }
-  // The rows of a (project, key) in both levels: ?1 the project, ?2 the key.
-  constexpr const char* kKeyRows =
-      "rowid IN (SELECT row FROM task_keys_recent WHERE project = ?1 AND key = ?2 UNION ALL "
-      "SELECT row FROM task_keys WHERE project = ?1 AND key = ?2) AND taskid = ?3";
+  db->read_recent();
   db->get = f.prepare(
-      (std::string("SELECT ") + detail::kTaskColumns + " FROM tasks WHERE " + kKeyRows).c_str());
-  db->find = f.prepare((std::string("SELECT rowid FROM tasks WHERE ") + kKeyRows).c_str());
-  // A task stored again keeps its row (its rowid, so its place in browsing): ?1 is that rowid,
-  // or NULL for a new task, which gets the next rowid, at the end of the table.
-  db->put = f.prepare(
-      "INSERT OR REPLACE INTO tasks(rowid, project, key, taskid, url, status, rank, exetime, seq, "
-      "retries, retried, age, itag, flags, fetch, process, track, lastcrawltime, updatetime) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-      "?19)");
-  db->add_key = f.prepare("INSERT INTO task_keys_recent(project, key, row) VALUES (?, ?, ?)");
+      (std::string("SELECT ") + detail::kTaskColumns + " FROM tasks WHERE rowid = ?").c_str());
+  // The row of ?3 among the rows of (project ?1, key ?2) in task_keys.
+  db->find = f.prepare(
+      "SELECT rowid FROM tasks WHERE rowid IN (SELECT row FROM task_keys WHERE project = ?1 AND "
+      "key = ?2) AND taskid = ?3");
+  db->row_has = f.prepare("SELECT 1 FROM tasks WHERE rowid = ? AND taskid = ?");
+  // A new task gets the next rowid, at the end of the table; a task stored again keeps its row
+  // (its rowid, so its place in browsing).
+  db->insert_row = f.prepare(
+      "INSERT INTO tasks(project, key, taskid, url, status, rank, exetime, seq, retries, "
+      "retried, age, itag, flags, fetch, process, track, lastcrawltime, updatetime) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+  db->replace_row = f.prepare(
+      "UPDATE tasks SET project = ?1, key = ?2, taskid = ?3, url = ?4, status = ?5, rank = ?6, "
+      "exetime = ?7, seq = ?8, retries = ?9, retried = ?10, age = ?11, itag = ?12, flags = ?13, "
+      "fetch = ?14, process = ?15, track = ?16, lastcrawltime = ?17, updatetime = ?18 "
+      "WHERE rowid = ?19");
+  db->add_key = f.prepare("INSERT INTO task_keys(project, key, row) VALUES (?, ?, ?)");
+  db->save_merged =
+      f.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('task keys merged', ?)");
   db->update_row = f.prepare(
       "UPDATE tasks SET status = ?3, rank = ?4, exetime = ?5, seq = ?6, retries = ?7, "
       "retried = ?8, age = ?9, itag = ?10, flags = ?11, track = ?12, lastcrawltime = ?13, "
@@ -418,8 +466,10 @@ Task<std::optional<CrawlTask>> SqliteStore::get(std::string project, std::string
   std::optional<CrawlTask> out;
   int64_t id = db_->project_id(project, false);
   if (id < 0) co_return out;
+  int64_t row = db_->row_of(id, taskid);
+  if (row < 0) co_return out;
   SqliteStatement& s = db_->get;
-  s.bind(1, id).bind(2, task_key(taskid)).bind(3, taskid);
+  s.bind(1, row);
   if (s.step("read a task")) {
     out = detail::read_task_row(SqliteRow{s}, project).task;
     s.reset();
@@ -547,7 +597,7 @@ Task<void> SqliteStore::save_counters(std::string project, const json& counters)
 }
 
 Task<void> SqliteStore::commit() {
-  if (db_->recent_keys >= db_->merge_at) db_->merge_keys();
+  if (static_cast<int64_t>(db_->recent.size()) >= db_->merge_at) db_->merge_keys();
   if (db_->task_seq_dirty) {
     db_->file->begin();
     db_->save_seq.bind(1, std::to_string(db_->task_seq)).run("store the last seq");

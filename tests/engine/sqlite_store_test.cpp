@@ -137,6 +137,10 @@ TEST_F(SqliteStoreTest, TwoTaskidsThatShareAKeyAreStoredFoundAndUpdatedApart) {
   EXPECT_EQ(ready[0].task.taskid, a.taskid);
 }
 
+// The rows whose keys a merge moved into task_keys, as a condition on tasks.
+const std::string merged_rows =
+    "rowid <= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'task keys merged')";
+
 // The number of rows of a table of the store's file.
 int64_t rows_of(const std::filesystem::path& path, const std::string& table) {
   sqlite3* db = nullptr;
@@ -196,10 +200,11 @@ TEST_F(SqliteStoreTest, TasksAreFoundReplacedAndUpdatedWhicheverLevelTheirKeysAr
     }
     run(store->commit());
   }
-  // Merges happened, and every key is in one level or the other, once.
+  // Merges happened: every row up to the last merge has its key in task_keys, once, and fewer
+  // than a merge's worth of rows came after it (their keys are read back from them).
   EXPECT_GT(rows_of(path, "task_keys"), 0);
-  EXPECT_LT(rows_of(path, "task_keys_recent"), 64);
-  EXPECT_EQ(rows_of(path, "task_keys") + rows_of(path, "task_keys_recent"), kTasks + 2);
+  EXPECT_EQ(rows_of(path, "task_keys"), rows_of(path, "tasks WHERE " + merged_rows));
+  EXPECT_LT(rows_of(path, "tasks WHERE NOT " + merged_rows), 64);
   auto store = SqliteStore::open(path);
   for (int i = 0; i < kTasks; ++i) {
     auto back = run(store->get("p", default_taskid(url_of(i))));
@@ -235,7 +240,7 @@ TEST_F(SqliteStoreTest, AStoreWhoseKeysWereOneIndexIsBroughtToTwoLevelsWhenOpene
   // What the layout before (version 3) looked like: the same tasks, their keys in one index.
   exec_on(path,
           "CREATE INDEX tasks_key ON tasks(project, key); DROP TABLE task_keys; "
-          "DROP TABLE task_keys_recent; PRAGMA user_version = 3");
+          "PRAGMA user_version = 3");
   {
     auto store = SqliteStore::open(path);
     for (int i = 0; i < 100; ++i)
@@ -248,9 +253,40 @@ TEST_F(SqliteStoreTest, AStoreWhoseKeysWereOneIndexIsBroughtToTwoLevelsWhenOpene
     EXPECT_EQ(run(store->get("p", default_taskid("http://h/7")))->schedule.priority, 3);
   }
   EXPECT_EQ(rows_of(path, "task_keys"), 100);
-  EXPECT_EQ(rows_of(path, "task_keys_recent"), 1);
+  EXPECT_EQ(rows_of(path, "tasks WHERE " + merged_rows), 100);
   EXPECT_EQ(rows_of(path, "sqlite_master WHERE name = 'tasks_key'"), 0);
-  EXPECT_EQ(rows_of(path, "pragma_user_version WHERE user_version = 4"), 1);
+  EXPECT_EQ(rows_of(path, "pragma_user_version WHERE user_version = 5"), 1);
+}
+
+TEST_F(SqliteStoreTest, AStoreWhoseRecentKeysWereATableHasThemMergedWhenOpened) {
+  test::TempDir dir;
+  auto path = dir.path() / "s.db";
+  {
+    auto store = SqliteStore::open(path);
+    store->merge_keys_at(1);
+    for (int i = 0; i < 100; ++i) run(store->put(active("http://h/" + std::to_string(i)), i + 1));
+    run(store->commit());
+  }
+  ASSERT_EQ(rows_of(path, "task_keys"), 100);
+  // What layout 4 looked like: the keys of the rows after the last merge in task_keys_recent.
+  exec_on(path,
+          "CREATE TABLE task_keys_recent (project INTEGER NOT NULL, key INTEGER NOT NULL, "
+          "row INTEGER NOT NULL, PRIMARY KEY (project, key, row)) WITHOUT ROWID; "
+          "INSERT INTO task_keys_recent SELECT * FROM task_keys WHERE row > 60; "
+          "DELETE FROM task_keys WHERE row > 60; DELETE FROM meta WHERE key = 'task keys merged'; "
+          "PRAGMA user_version = 4");
+  {
+    auto store = SqliteStore::open(path);
+    for (int i = 0; i < 100; ++i)
+      EXPECT_TRUE(run(store->get("p", default_taskid("http://h/" + std::to_string(i))))) << i;
+    run(store->put(active("http://h/80", 3), 200));
+    run(store->commit());
+    EXPECT_EQ(run(store->recount("p"))[static_cast<size_t>(CounterKind::Pending)], 100);
+  }
+  EXPECT_EQ(rows_of(path, "task_keys"), 100);
+  EXPECT_EQ(rows_of(path, "tasks WHERE " + merged_rows), 100);
+  EXPECT_EQ(rows_of(path, "sqlite_master WHERE name = 'task_keys_recent'"), 0);
+  EXPECT_EQ(rows_of(path, "pragma_user_version WHERE user_version = 5"), 1);
 }
 
 TEST_F(SqliteStoreTest, ATaskidThatIsNotAnMd5IsStoredAndFoundToo) {

@@ -32,7 +32,7 @@ class SqliteStore final : public EngineStore {
   ~SqliteStore() override;
 
   // A commit merges the keys of the tasks stored since the last merge into the key index once
-  // there are `entries` of them (about a million unless set; see sqlite_store.cpp).
+  // there are `entries` of them (262,144 unless set; see sqlite_store.cpp).
   void merge_keys_at(int64_t entries) noexcept;
 
   // TaskStore
