@@ -59,7 +59,9 @@ FetchStage::FetchStage(Fetcher& fetcher, FetchStageOptions options, Deliver deli
   if (options_.capacity == 0) options_.capacity = 1;
 }
 
-FetchStage::~FetchStage() = default;
+FetchStage::~FetchStage() {
+  if (renewer_) renewer_->kill();
+}
 
 size_t FetchStage::room() const noexcept {
   return held_.size() < options_.capacity ? options_.capacity - held_.size() : 0;
@@ -234,19 +236,18 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host, std::optional<Ho
     }
   }
   if (!disallowed) {
-    std::optional<TaskHandle<void>> keeper;
-    if (shared) keeper = spawn(keep_lease(*shared));
+    if (shared) keep_lease(id, *shared);
     try {
       r = co_await fetcher_.fetch(it->second.dispatch.task);
     } catch (...) {
-      if (keeper) keeper->kill();
+      kept_leases_.erase(id);
       --in_flight_;
       if (!host.empty()) frontier_.release(host, Loop::time());
       // Not awaited here (a killed task awaits nothing more): a task of its own releases it.
       if (shared) spawn(options_.host_leases->release(std::move(*shared)));
       throw;
     }
-    if (keeper) keeper->kill();
+    kept_leases_.erase(id);
   }
   --in_flight_;
   it = held_.find(id);  // the map may have rehashed while the fetch ran
@@ -388,23 +389,39 @@ Task<HostLease> FetchStage::shared_lease(std::string host) {
   }
 }
 
-Task<void> FetchStage::keep_lease(HostLease lease) {
-  Duration every = std::max<Duration>(options_.host_leases->options().lease_ttl / 3, 1ms);
-  for (;;) {
+void FetchStage::keep_lease(int64_t id, const HostLease& lease) {
+  kept_leases_.insert_or_assign(id, KeptLease{lease, Loop::time()});
+  if (!renewer_ || renewer_->done()) renewer_ = spawn(renew_leases());
+}
+
+Task<void> FetchStage::renew_leases() {
+  Duration every = std::max<Duration>(options_.host_leases->options().lease_ttl / 4, 1ms);
+  while (!kept_leases_.empty()) {
     co_await sleep(every);
-    bool held = true;
-    try {
-      held = co_await options_.host_leases->renew(lease);
-    } catch (const CancelledError&) {
-      throw;
-    } catch (const Error& e) {
-      log(LogLevel::Warning,
-          "fetch stage: the lease on " + lease.host + " was not renewed: " + e.what());
-    }
-    if (!held) {
+    TimePoint due = Loop::time() - every;
+    std::vector<std::pair<int64_t, HostLease>> renewing;
+    for (const auto& [id, kept] : kept_leases_)
+      if (kept.renewed <= due) renewing.emplace_back(id, kept.lease);
+    for (auto& [id, lease] : renewing) {
+      TimePoint sent = Loop::time();
+      bool held = true;
+      try {
+        held = co_await options_.host_leases->renew(lease);
+      } catch (const CancelledError&) {
+        throw;
+      } catch (const Error& e) {
+        log(LogLevel::Warning,
+            "fetch stage: the lease on " + lease.host + " was not renewed: " + e.what());
+      }
+      auto it = kept_leases_.find(id);
+      if (it == kept_leases_.end() || it->second.lease.id != lease.id) continue;  // it ended
+      if (held) {
+        it->second.renewed = sent;
+        continue;
+      }
       log(LogLevel::Warning, "fetch stage: the lease on " + lease.host +
                                  " expired during its fetch; another may have started beside it");
-      co_return;
+      kept_leases_.erase(it);
     }
   }
 }

@@ -501,6 +501,48 @@ TEST_F(FetchStageTest, ALoneFetcherFillingAHostsSharedSlotsIsNeverRefusedByItsOw
   run(body());
 }
 
+// A fetch that lasts longer than its lease's life keeps the host all along: the stage renews
+// the lease while the fetch runs, so another fetcher is refused the host until it ends, and
+// granted it after.
+TEST_F(FetchStageTest, AFetchLongerThanItsLeasesLifeKeepsTheHostUntilItEnds) {
+  auto body = [&]() -> Task<void> {
+    test::RedisServer redis;
+    RedisClient client(redis.url());
+    HostLeases leases(client, {.per_host = 1, .lease_ttl = 300ms, .busy_retry = 10ms});
+    HostLeases other(client, {.per_host = 1, .lease_ttl = 300ms, .busy_retry = 10ms});
+    Site a;
+    a.page_time = 1500ms;
+    http::HttpServer sa(a.handler());
+    sa.listen(Address::parse("127.0.0.1:0"));
+    std::string host = "127.0.0.1:" + std::to_string(sa.port());
+    StageRun run;
+    std::vector<Dispatch> tasks;
+    tasks.push_back(dispatch_of(origin_of(sa) + "/slow", 1));
+    TaskHandle<void> stage =
+        spawn(run_stage({.per_host = 1, .host_leases = &leases}, std::move(tasks), run, 1));
+    while (a.page_starts.empty()) co_await sleep(5ms);
+    int granted_during = 0, tries = 0;
+    while (a.busy > 0) {
+      LeaseGrant grant = co_await other.acquire(host);
+      ++tries;
+      if (grant.lease) {
+        ++granted_during;
+        co_await other.release(std::move(*grant.lease));
+      }
+      co_await sleep(50ms);
+    }
+    EXPECT_GT(tries, 10);
+    EXPECT_EQ(granted_during, 0) << "the lease expired during its fetch";
+    co_await stage.join();
+    EXPECT_EQ(run.delivered.size(), 1u);
+    LeaseGrant after = co_await other.acquire(host);
+    EXPECT_TRUE(after.lease.has_value());
+    co_await sa.stop(1s);
+    client.close();
+  };
+  run(body());
+}
+
 // Three stages, each a fetcher of its own (its loop, thread and Redis client), share one host
 // through HostLeases and SharedRobots: nginx's own log, where each line says when the request
 // ended ($msec) and how long it took ($request_time), shows the host's requests one at a time,

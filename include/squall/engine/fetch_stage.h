@@ -43,9 +43,9 @@
 //   the wait before the next try, so the tries are shared as well, and a failure to reach Redis
 //   counts as an unreachable robots.txt. Its Crawl-delay, the back-off of a failing host and a
 //   Retry-After go to HostLeases too, so every fetcher keeps them. The stage's own frontier
-//   still applies per_host and the delay within the process. A lease is renewed every third of
-//   its lease_ttl while its fetch runs, so a long fetch keeps its slot and a killed fetcher's
-//   slot frees itself within lease_ttl.
+//   still applies per_host and the delay within the process. While a fetch runs, its lease is
+//   renewed once it is a quarter of its lease_ttl old (one task of the stage renews them all),
+//   so a long fetch keeps its slot and a killed fetcher's slot frees itself within lease_ttl.
 #pragma once
 
 #include <cstddef>
@@ -60,6 +60,7 @@
 #include <vector>
 
 #include "squall/core/event.h"
+#include "squall/core/spawn.h"
 #include "squall/core/task.h"
 #include "squall/crawl/frontier.h"
 #include "squall/crawl/politeness.h"
@@ -171,8 +172,12 @@ class FetchStage {
   // The rest of release_shared once the release is queued: `released` is its task.
   static Task<void> settle_release(HostLeases& leases, Task<void> released, std::string host,
                                    Duration pause, bool detached);
-  // Renews `lease` every third of its life until killed or until it was found expired.
-  Task<void> keep_lease(HostLease lease);
+  // Keeps `lease` of held task `id` renewed while its fetch runs (until kept_leases_ loses it).
+  void keep_lease(int64_t id, const HostLease& lease);
+  // The one task that renews every kept lease: each quarter of lease_ttl, the leases granted or
+  // renewed at least that long ago, so none is older than about half its life. Ends when no
+  // lease is kept; keep_lease starts it again.
+  Task<void> renew_leases();
   // Fetches held task `id` (of `host`, "" for none) under `shared` (when the stage shares
   // politeness) and delivers it.
   Task<void> fetch_task(int64_t id, std::string host, std::optional<HostLease> shared = {});
@@ -200,6 +205,13 @@ class FetchStage {
   int64_t next_id_ = 0;
   size_t in_flight_ = 0;
   Event wake_;
+  // The leases of the fetches in flight, by held id, and when each was granted or last renewed.
+  struct KeptLease {
+    HostLease lease;
+    TimePoint renewed;
+  };
+  std::unordered_map<int64_t, KeptLease> kept_leases_;
+  std::optional<TaskHandle<void>> renewer_;
 };
 
 }  // namespace squall

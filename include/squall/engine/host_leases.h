@@ -47,7 +47,7 @@
 //   of their grant-to-arrival times, which the client cannot bound.
 // - A lease not released within options.lease_ttl (its fetcher was killed, or cut off) expires
 //   and frees its slot by itself, so a dead fetcher never holds a host for longer. A fetch that
-//   may last longer renews its lease (renew(), every third of lease_ttl, as FetchStage does):
+//   may last longer renews its lease (renew(), before half of lease_ttl, as FetchStage does):
 //   a lease that expired is not renewed, and its fetch no longer holds the slot.
 // - set_delay(host, d) gives the host its own delay for every fetcher (robots.txt's
 //   Crawl-delay); back_off(host, pause) keeps every fetcher off the host for `pause` (a host
