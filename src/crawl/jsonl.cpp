@@ -1,4 +1,5 @@
-// JSON lines, written by hand: one line per page, fields in the documented order.
+// JSON text by hand: JSON lines (one line per page, fields in the documented order), and the
+// engine's own JSON writer and reader (append_json, parse_json).
 #include "squall/crawl/jsonl.h"
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "squall/core/error.h"
+#include "squall/url/charset.h"
 
 namespace squall {
 
@@ -65,6 +67,253 @@ size_t utf8_length(std::string_view s, size_t i) {
     if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
   return n;
 }
+
+// parse_json's reader: a recursive descent over the text, each value built in its place. It
+// accepts exactly RFC 8259's JSON; anything it does not read (an error, or a document nested
+// deeper than kMaxDepth) is left to nlohmann's reader, which decides.
+class JsonReader {
+ public:
+  explicit JsonReader(std::string_view text) : s_(text) {}
+
+  bool document(nlohmann::json& out) {
+    skip_space();
+    if (!value(out, 0)) return false;
+    skip_space();
+    return i_ == s_.size();
+  }
+
+ private:
+  static constexpr int kMaxDepth = 128;
+
+  bool at(char c) const { return i_ < s_.size() && s_[i_] == c; }
+  bool digit() const { return i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9'; }
+  void skip_space() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t'))
+      ++i_;
+  }
+  bool word(std::string_view w) {
+    if (s_.substr(i_, w.size()) != w) return false;
+    i_ += w.size();
+    return true;
+  }
+
+  bool value(nlohmann::json& out, int depth) {
+    if (i_ >= s_.size()) return false;
+    switch (s_[i_]) {
+      case '{':
+        return object(out, depth);
+      case '[':
+        return array(out, depth);
+      case '"': {
+        std::string text;
+        if (!string(text)) return false;
+        out = std::move(text);
+        return true;
+      }
+      case 't':
+        out = true;
+        return word("true");
+      case 'f':
+        out = false;
+        return word("false");
+      case 'n':
+        out = nullptr;
+        return word("null");
+      default:
+        return number(out);
+    }
+  }
+
+  bool object(nlohmann::json& out, int depth) {
+    if (depth >= kMaxDepth) return false;
+    ++i_;
+    out = nlohmann::json::object();
+    auto& members = out.get_ref<nlohmann::json::object_t&>();
+    skip_space();
+    if (at('}')) {
+      ++i_;
+      return true;
+    }
+    std::string key;
+    for (;;) {
+      if (!at('"') || !string(key)) return false;
+      skip_space();
+      if (!at(':')) return false;
+      ++i_;
+      skip_space();
+      // A repeated key keeps its last value, as nlohmann's reader does.
+      if (!value(members[key], depth + 1)) return false;
+      skip_space();
+      if (at(',')) {
+        ++i_;
+        skip_space();
+        continue;
+      }
+      if (!at('}')) return false;
+      ++i_;
+      return true;
+    }
+  }
+
+  bool array(nlohmann::json& out, int depth) {
+    if (depth >= kMaxDepth) return false;
+    ++i_;
+    out = nlohmann::json::array();
+    auto& items = out.get_ref<nlohmann::json::array_t&>();
+    skip_space();
+    if (at(']')) {
+      ++i_;
+      return true;
+    }
+    for (;;) {
+      if (!value(items.emplace_back(), depth + 1)) return false;
+      skip_space();
+      if (at(',')) {
+        ++i_;
+        skip_space();
+        continue;
+      }
+      if (!at(']')) return false;
+      ++i_;
+      return true;
+    }
+  }
+
+  bool hex4(uint32_t& out) {
+    if (s_.size() - i_ < 4) return false;
+    out = 0;
+    for (int k = 0; k < 4; ++k) {
+      char c = s_[i_++];
+      int v = c >= '0' && c <= '9'   ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                     : -1;
+      if (v < 0) return false;
+      out = out << 4 | static_cast<uint32_t>(v);
+    }
+    return true;
+  }
+
+  // A string from its opening quote: escapes decoded, UTF-8 checked, control characters refused.
+  bool string(std::string& out) {
+    out.clear();
+    ++i_;
+    for (;;) {
+      size_t run = i_;
+      while (run < s_.size()) {
+        auto c = static_cast<unsigned char>(s_[run]);
+        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
+        ++run;
+      }
+      out.append(s_.data() + i_, run - i_);
+      i_ = run;
+      if (i_ >= s_.size()) return false;
+      auto c = static_cast<unsigned char>(s_[i_]);
+      if (c == '"') {
+        ++i_;
+        return true;
+      }
+      if (c < 0x20) return false;
+      if (c >= 0x80) {
+        size_t n = utf8_length(s_, i_);
+        if (n == 0) return false;
+        out.append(s_.data() + i_, n);
+        i_ += n;
+        continue;
+      }
+      if (++i_ >= s_.size()) return false;
+      switch (s_[i_++]) {
+        case '"':
+          out.push_back('"');
+          break;
+        case '\\':
+          out.push_back('\\');
+          break;
+        case '/':
+          out.push_back('/');
+          break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
+        case 'u': {
+          uint32_t cp = 0;
+          if (!hex4(cp) || (cp >= 0xDC00 && cp <= 0xDFFF)) return false;
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            uint32_t low = 0;
+            if (!word("\\u") || !hex4(low) || low < 0xDC00 || low > 0xDFFF) return false;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default:
+          return false;
+      }
+    }
+  }
+
+  // An integer is nlohmann's: unsigned unless negative, and a double when it does not fit.
+  bool number(nlohmann::json& out) {
+    size_t start = i_;
+    bool negative = at('-');
+    if (negative) ++i_;
+    if (!digit()) return false;
+    if (s_[i_] == '0') {
+      ++i_;
+    } else {
+      while (digit()) ++i_;
+    }
+    bool integral = true;
+    if (at('.')) {
+      integral = false;
+      ++i_;
+      if (!digit()) return false;
+      while (digit()) ++i_;
+    }
+    if (at('e') || at('E')) {
+      integral = false;
+      ++i_;
+      if (at('+') || at('-')) ++i_;
+      if (!digit()) return false;
+      while (digit()) ++i_;
+    }
+    const char* first = s_.data() + start;
+    const char* last = s_.data() + i_;
+    if (integral && negative) {
+      int64_t v = 0;
+      if (auto [end, ec] = std::from_chars(first, last, v); ec == std::errc() && end == last) {
+        out = v;
+        return true;
+      }
+    } else if (integral) {
+      uint64_t v = 0;
+      if (auto [end, ec] = std::from_chars(first, last, v); ec == std::errc() && end == last) {
+        out = v;
+        return true;
+      }
+    }
+    double d = 0;
+    auto [end, ec] = std::from_chars(first, last, d);
+    if (ec != std::errc() || end != last) return false;
+    out = d;
+    return true;
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+};
 
 }  // namespace
 
@@ -167,6 +416,12 @@ void append_json(std::string& out, const nlohmann::json& value) {
       out.append("null");
       return;
   }
+}
+
+nlohmann::json parse_json(std::string_view text) {
+  nlohmann::json out;
+  if (JsonReader(text).document(out)) return out;
+  return nlohmann::json::parse(text, nullptr, false);
 }
 
 JsonLinesWriter JsonLinesWriter::open(const std::string& path, bool links) {

@@ -109,7 +109,7 @@ class Reader {
   }
   json json_text() {
     std::string_view text = bytes();
-    json j = json::parse(text.begin(), text.end(), nullptr, false);
+    json j = parse_json(text);
     if (j.is_discarded()) fail("a JSON field does not parse");
     return j;
   }

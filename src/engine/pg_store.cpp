@@ -468,7 +468,7 @@ Task<std::optional<json>> PgStore::counters(std::string project) {
   PgResult r = co_await state_->q("SELECT data FROM squall_counters WHERE project = $1", p);
   std::optional<json> out;
   if (!r.empty()) {
-    json j = json::parse(r.row(0).text(0), nullptr, false);
+    json j = parse_json(r.row(0).text(0));
     out = j.is_discarded() ? json() : std::move(j);
   }
   co_return out;
@@ -646,7 +646,7 @@ TaskResult result_of(const PgRow& row) {
   TaskResult r;
   r.taskid = row.get_string(0);
   r.url = row.get_string(1);
-  json j = json::parse(row.text(2), nullptr, false);
+  json j = parse_json(row.text(2));
   r.result = j.is_discarded() ? json() : std::move(j);
   r.updatetime = row.get_double(3);
   return r;

@@ -192,7 +192,7 @@ struct SqliteRow {
 };
 
 json parse_or(std::string_view text, json otherwise) {
-  json j = json::parse(text, nullptr, false);
+  json j = parse_json(text);
   return j.is_discarded() ? otherwise : j;
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "squall/crawl/jsonl.h"
 #include "squall/engine/task_counters.h"
 #include "squall/engine/task_store.h"
 
@@ -30,7 +31,7 @@ inline int task_flags(const TaskSchedule& s) {
 // A stored dict: JSON text, or NULL for an empty one; anything but an object reads as {}.
 inline nlohmann::json dict_from_text(std::optional<std::string_view> text) {
   if (!text) return nlohmann::json::object();
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+  nlohmann::json j = parse_json(*text);
   return j.is_object() ? j : nlohmann::json::object();
 }
 

@@ -51,6 +51,86 @@ CrawledPage page_of(std::string url) {
   return p;
 }
 
+// The same value, with the same type at every level (nlohmann's == takes 1 and 1u as equal).
+bool same(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib)
+      if (ia.key() != ib.key() || !same(*ia, *ib)) return false;
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!same(a[i], b[i])) return false;
+    return true;
+  }
+  return a == b;
+}
+
+TEST(JsonLines, ParseJsonReadsWhatNlohmannReadsWithTheSameTypes) {
+  std::string deep(1000, '[');
+  deep += std::string(1000, ']');
+  for (std::string text :
+       {std::string(R"({"save":{"depth":3,"parent":"http://h/a"}, "callback" : "page"})"),
+        std::string(" \t\r\n[1, -1, 0, -0, 18446744073709551615, 18446744073709551616, "
+                    "-9223372036854775808, -9223372036854775809, 1.5, -2e3, 1E-300, 0.1e+2] "),
+        std::string(R"(["a\"b\\c\/d\b\f\n\r\t", "\u00e9\u4e2d\ud83d\ude00", "\u0000x", "é中😀"])"),
+        std::string(R"({"a":1,"a":2,"b":{"a":[true,false,null]},"":{}})"), std::string("[[],{}]"),
+        std::string("\"\""), std::string("7"), std::string("true"), std::string("null"), deep}) {
+    nlohmann::json ours = parse_json(text);
+    EXPECT_FALSE(ours.is_discarded()) << text;
+    EXPECT_TRUE(same(ours, nlohmann::json::parse(text))) << text;
+  }
+  EXPECT_EQ(parse_json(R"({"a":1,"a":2})")["a"], 2);
+  EXPECT_TRUE(parse_json("18446744073709551616").is_number_float());
+  EXPECT_TRUE(parse_json("-0").is_number_integer());
+  EXPECT_TRUE(parse_json("5").is_number_unsigned());
+  EXPECT_EQ(parse_json(R"("\ud83d\ude00")"), "\xF0\x9F\x98\x80");
+  // nlohmann's reader stops at a NUL byte, and so does parse_json, through it.
+  EXPECT_EQ(parse_json(std::string("1\0", 2)), 1);
+}
+
+TEST(JsonLines, ParseJsonRefusesWhatIsNotOneJsonDocument) {
+  for (std::string text : std::initializer_list<std::string>{"",
+                                                             " ",
+                                                             "01",
+                                                             "1.",
+                                                             ".5",
+                                                             "+1",
+                                                             "-",
+                                                             "1e",
+                                                             "1e+",
+                                                             "[1,]",
+                                                             "[1 2]",
+                                                             "{\"a\":1,}",
+                                                             "{\"a\"}",
+                                                             "{a:1}",
+                                                             "{\"a\":1",
+                                                             "[",
+                                                             "\"abc",
+                                                             "tru",
+                                                             "nul",
+                                                             "falsey",
+                                                             "NaN",
+                                                             "Infinity",
+                                                             "1e400",
+                                                             "[1] x",
+                                                             "\"\\x\"",
+                                                             "\"\\u12\"",
+                                                             "\"\\ud800\"",
+                                                             "\"\\udc00\"",
+                                                             "\"\\ud800\\u0041\"",
+                                                             std::string("\"a\x01\""),
+                                                             std::string("\"\xff\""),
+                                                             std::string("\"\xc0\xaf\""),
+                                                             std::string("\"\xed\xa0\x80\"")}) {
+    EXPECT_TRUE(parse_json(text).is_discarded()) << text;
+    EXPECT_TRUE(nlohmann::json::parse(text, nullptr, false).is_discarded()) << text;
+  }
+}
+
 TEST(JsonLines, AJsonValueIsWrittenAsDumpWritesItAndReadsBackEqual) {
   auto text = [](const nlohmann::json& v) {
     std::string out;

@@ -77,4 +77,10 @@ void append_json_string(std::string& out, std::string_view s);
 // NaN and infinities become null.
 void append_json(std::string& out, const nlohmann::json& value);
 
+// Reads JSON text as nlohmann::json::parse(text, nullptr, false) does (the same value, numbers
+// of the same types, and a discarded value for text that is not one JSON document), in about a
+// quarter of its time: the engine's hot path reads every task's dicts and every message of the
+// split engine with it.
+nlohmann::json parse_json(std::string_view text);
+
 }  // namespace squall
