@@ -953,8 +953,10 @@ Task<CrawlSummary> Crawler::run() {
   e.store = o.state;
   e.store_label = "crawl state";
   // A crawl reads its tasks in order (new ones come last in the ready index) and looks few up at
-  // random (its SeenSet answers for the links it has seen), so a small page cache serves it.
-  e.store_cache_mib = 8;
+  // random (its SeenSet answers for the links it has seen), so a small page cache serves it: the
+  // keys of its newest tasks, which it would look up by, are held beside it (the store's recent
+  // level, about 20 bytes a task).
+  e.store_cache_mib = 5;
   e.fresh = o.fresh;
   e.concurrency = o.concurrency;
   e.queue_size = 1000;

@@ -8,6 +8,7 @@
 
 #include "squall/core/error.h"
 
+#include "recent_keys.h"
 #include "squall/crawl/jsonl.h"
 #include "squall/crawl/seen.h"
 #include "squall/crawl/sqlite_file.h"
@@ -30,7 +31,7 @@ constexpr int kRecentTableVersion = 4;
 // A store in it is brought to this one when opened (migrate_keys).
 constexpr int kOneLevelKeysVersion = 3;
 
-// The recent level's size at which a commit merges it into task_keys: ~12 MiB of memory. Each
+// The recent level's size at which a commit merges it into task_keys: 6-8 MiB of memory. Each
 // merge rewrites the pages of task_keys that the new keys land on, which at 10 M tasks is most
 // of them, so a smaller level merges the same pages more often.
 constexpr int64_t kRecentKeys = 1 << 18;
@@ -223,29 +224,25 @@ struct SqliteStore::Db {
     }
   }
 
-  // The recent level: the keys of the rows after `merged_row`, key -> (project, row). A commit
-  // merges them into task_keys once there are `merge_at`.
-  struct RecentRow {
-    int64_t project = 0, row = 0;
-  };
-  std::unordered_multimap<int64_t, RecentRow> recent;
+  // The recent level: the keys of the rows after `merged_row`. A commit merges them into
+  // task_keys once there are `merge_at`.
+  detail::RecentKeys recent;
   int64_t merged_row = 0;
   int64_t merge_at = kRecentKeys;
 
   // The rowid of the project's task with this taskid, or -1.
   int64_t row_of(int64_t project, std::string_view taskid) {
     int64_t key = task_key(taskid);
-    auto [first, last] = recent.equal_range(key);
-    for (auto it = first; it != last; ++it) {
-      if (it->second.project != project) continue;
-      row_has.bind(1, it->second.row).bind(2, taskid);
-      if (row_has.step("find a task")) {
-        row_has.reset();
-        return it->second.row;
-      }
-    }
-    find.bind(1, project).bind(2, key).bind(3, taskid);
     int64_t row = -1;
+    bool recent_row = recent.find(key, project, [&](int64_t candidate) {
+      row_has.bind(1, candidate).bind(2, taskid);
+      if (!row_has.step("find a task")) return false;
+      row_has.reset();
+      row = candidate;
+      return true;
+    });
+    if (recent_row) return row;
+    find.bind(1, project).bind(2, key).bind(3, taskid);
     if (find.step("find a task")) {
       row = find.int64(0);
       find.reset();
@@ -263,17 +260,25 @@ struct SqliteStore::Db {
     SqliteStatement rows = file->prepare("SELECT project, key, rowid FROM tasks WHERE rowid > ?");
     rows.bind(1, merged_row);
     while (rows.step("read the recent keys"))
-      recent.emplace(rows.int64(1), RecentRow{rows.int64(0), rows.int64(2)});
+      add_recent(rows.int64(2), rows.int64(1), rows.int64(0));
+  }
+
+  // Adds a new row's key to the recent level. Rows come one after another (a new task takes the
+  // next rowid, and none is deleted); one that would not is never expected, and the level is
+  // merged first instead.
+  void add_recent(int64_t row, int64_t key, int64_t project) {
+    if (!recent.continues(row)) merge_keys();
+    recent.add(row, key, project);
   }
 
   // Moves the recent level's keys into task_keys, in key order, within the open transaction.
   void merge_keys() {
     std::vector<std::array<int64_t, 3>> entries;
     entries.reserve(recent.size());
-    for (const auto& [key, r] : recent) {
-      entries.push_back({r.project, key, r.row});
-      merged_row = std::max(merged_row, r.row);
-    }
+    recent.each([&](int64_t project, int64_t key, int64_t row) {
+      entries.push_back({project, key, row});
+      merged_row = std::max(merged_row, row);
+    });
     std::sort(entries.begin(), entries.end());
     file->begin();
     for (const auto& [project, key, row] : entries)
@@ -297,9 +302,7 @@ struct SqliteStore::Db {
     s.bind(17, t.lastcrawltime).bind(18, t.updatetime);
     if (row >= 0) s.bind(19, row);
     s.run("store a task");
-    if (row < 0)
-      recent.emplace(
-          key, RecentRow{project, static_cast<int64_t>(sqlite3_last_insert_rowid(file->handle()))});
+    if (row < 0) add_recent(sqlite3_last_insert_rowid(file->handle()), key, project);
     saw_seq(seq);
   }
 
@@ -386,6 +389,7 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
   f.exec("PRAGMA wal_autocheckpoint = 16384");
   f.exec(kSchema);
   if (empty) f.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
+  db->recent.reserve(static_cast<size_t>(db->merge_at));
   db->read_recent();
   db->get = f.prepare(
       (std::string("SELECT ") + detail::kTaskColumns + " FROM tasks WHERE rowid = ?").c_str());
@@ -448,6 +452,7 @@ SqliteStore::~SqliteStore() = default;
 
 void SqliteStore::merge_keys_at(int64_t entries) noexcept {
   db_->merge_at = entries;
+  db_->recent.reserve(static_cast<size_t>(std::max<int64_t>(entries, 0)));
 }
 
 const std::filesystem::path& SqliteStore::path() const noexcept {

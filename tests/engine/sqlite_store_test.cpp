@@ -229,6 +229,45 @@ TEST_F(SqliteStoreTest, TasksAreFoundReplacedAndUpdatedWhicheverLevelTheirKeysAr
   EXPECT_EQ(ids.back(), late.taskid);
 }
 
+// One URL in two projects is two tasks with one taskid: each project finds and replaces its
+// own, before and after the merges, and once the store is opened again.
+TEST_F(SqliteStoreTest, OneTaskidInTwoProjectsIsTwoTasksWhicheverLevelHoldsThem) {
+  test::TempDir dir;
+  auto path = dir.path() / "s.db";
+  auto in = [](const std::string& project, int i, int priority = 0) {
+    CrawlTask t = CrawlTask::for_url(project, "http://h/" + std::to_string(i));
+    t.schedule.priority = priority;
+    return t;
+  };
+  auto check = [&](SqliteStore& store) {
+    for (int i = 0; i < 300; ++i) {
+      auto p = run(store.get("p", in("p", i).taskid));
+      auto q = run(store.get("q", in("q", i).taskid));
+      ASSERT_TRUE(p && q) << i;
+      EXPECT_EQ(p->project, "p");
+      EXPECT_EQ(p->schedule.priority, i % 7 == 0 ? 1 : 0) << i;
+      EXPECT_EQ(q->schedule.priority, i % 5 == 0 ? 2 : 0) << i;
+    }
+  };
+  {
+    auto store = SqliteStore::open(path);
+    store->merge_keys_at(64);
+    for (int i = 0; i < 300; ++i) {
+      run(store->insert(in("p", i), 2 * i + 1));
+      run(store->insert(in("q", i), 2 * i + 2));
+      if (i % 20 == 19) run(store->commit());
+    }
+    for (int i = 0; i < 300; i += 7) run(store->put(in("p", i, 1), 1000 + i));
+    for (int i = 0; i < 300; i += 5) run(store->put(in("q", i, 2), 2000 + i));
+    run(store->commit());
+    check(*store);
+  }
+  auto store = SqliteStore::open(path);
+  check(*store);
+  EXPECT_EQ(run(store->recount("p"))[static_cast<size_t>(CounterKind::Pending)], 300);
+  EXPECT_EQ(run(store->recount("q"))[static_cast<size_t>(CounterKind::Pending)], 300);
+}
+
 TEST_F(SqliteStoreTest, AStoreWhoseKeysWereOneIndexIsBroughtToTwoLevelsWhenOpened) {
   test::TempDir dir;
   auto path = dir.path() / "s.db";
