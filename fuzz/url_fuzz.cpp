@@ -1,6 +1,7 @@
 // Fuzzes squall::Url: input and base split at the first newline; the serialization must be ASCII,
 // agree with the components, and parse back to itself. An http(s) input must parse the same with
-// its scheme in upper case, which the parser's fast path for serialized URLs never takes.
+// its scheme in upper case, and a relative reference the same in a form the parser's fast paths
+// never take.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -90,7 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       check(legacy->path() == url->path() && legacy->fragment() == url->fragment());
     }
   }
-  // The fast path and the state machine agree.
+  // The fast paths and the state machine agree.
   for (std::string_view scheme : {"http://", "https://"}) {
     if (!input.starts_with(scheme)) continue;
     std::string upper(input);
@@ -98,6 +99,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const squall::UrlResult general = squall::Url::parse(upper, base ? &*base : nullptr);
     check(general.ok() == url.ok() && general.error() == url.error());
     if (url) check(same_url(*general, *url));
+  }
+  if (base && base->is_http() && !input.empty()) {
+    // A path's first '/' written '\' (a slash in special URLs), or "./" before a relative path.
+    std::string general_input;
+    if (input[0] == '/') {
+      general_input.append("\\").append(input.substr(1));
+    } else if (static_cast<unsigned char>(input[0]) > 0x20 && input[0] != '\\' && input[0] != '?' &&
+               input[0] != '#' && input.find(':') == std::string_view::npos) {
+      general_input.append("./").append(input);
+    }
+    if (!general_input.empty()) {
+      const squall::UrlResult general = squall::Url::parse(general_input, &*base);
+      check(general.ok() == url.ok() && general.error() == url.error());
+      if (url) check(same_url(*general, *url));
+    }
   }
   // A base is fully described by its href: resolving against the re-parsed base is the same.
   if (base) {

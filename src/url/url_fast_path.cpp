@@ -1,15 +1,19 @@
-// The parser's fast path: an absolute http(s) URL that is already written the way the standard
-// serializes it is its own serialization, so it is copied once and its components found in one
-// scan, instead of going through the state machine byte by byte.
+// The parser's fast paths: an absolute http(s) URL that is already written the way the standard
+// serializes it is its own serialization, and a relative reference made of such a path, query
+// and fragment only needs the base's authority (and directory) in front of it; either is copied
+// once and its components found in one scan, instead of going through the state machine byte by
+// byte.
 //
 // "Already serialized" means: the scheme "http://" or "https://" in lower case; a host of ASCII
 // letters, digits, '-', '_' and '.', with no "xn--" label and no trailing '.', that either ends
 // in a label beginning with a letter (a domain) or is a plain dotted quad ("10.0.0.1"); no
 // userinfo; no port or a non-default one without leading zeros; and a path, query and fragment of
 // printable ASCII that their percent-encode sets leave alone, with no '\' and no dot segment. Upper
-// case in the host is lowered and a missing "/" path is added, as the standard does. Anything
-// else is left to the state machine; fuzz/url_fuzz.cpp checks that both agree wherever this path
-// is taken.
+// case in the host is lowered and a missing "/" path is added, as the standard does. The relative
+// references taken are those against an http(s) base that start with a path ("/a", "a/b", not
+// "//host", "?q" or "#f"), have no ':' before their first '/', '?' or '#' (so no scheme), and
+// whose path, query and fragment are plain in the same sense. Anything else is left to the state
+// machine; fuzz/url_fuzz.cpp checks that both agree wherever these paths are taken.
 #include <array>
 
 #include "url_internal.h"
@@ -67,6 +71,39 @@ bool may_be_dot_segment(std::string_view segment) {
   return (end == std::string_view::npos ? segment.size() : end) <= 6;
 }
 
+// Where the query and the fragment of a plain path, query and fragment begin (npos when absent).
+struct PlainTail {
+  size_t query = std::string_view::npos;
+  size_t fragment = std::string_view::npos;
+};
+
+// Whether in[from, end) is a path (from a '/', or from the first byte of a relative path whose
+// first segment the caller checked), query and fragment that need no percent-encoding and hold
+// no dot segment, so that they are their own serialization.
+bool scan_plain_tail(std::string_view in, size_t from, PlainTail& tail) {
+  const size_t n = in.size();
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(in[i]); };
+  size_t i = from;
+  for (; i < n; ++i) {
+    if (in[i] == '/') {
+      if (may_be_dot_segment(in.substr(i + 1))) return false;
+    } else if (!kPlainPath[byte(i)]) {
+      break;
+    }
+  }
+  if (i < n && in[i] == '?') {
+    tail.query = i;
+    for (++i; i < n && kPlainQuery[byte(i)]; ++i) {
+    }
+  }
+  if (i < n && in[i] == '#') {
+    tail.fragment = i;
+    for (++i; i < n && kPlainFragment[byte(i)]; ++i) {
+    }
+  }
+  return i == n;
+}
+
 }  // namespace
 
 bool UrlParser::parse_serialized_http() {
@@ -114,26 +151,8 @@ bool UrlParser::parse_serialized_http() {
   const size_t end = i;
   if (end < n && in_[end] != '/' && in_[end] != '?' && in_[end] != '#') return false;
 
-  // The path, the query and the fragment.
-  for (; i < n; ++i) {
-    if (in_[i] == '/') {
-      if (may_be_dot_segment(in_.substr(i + 1))) return false;
-    } else if (!kPlainPath[byte(i)]) {
-      break;
-    }
-  }
-  size_t query = std::string_view::npos, fragment = std::string_view::npos;
-  if (i < n && in_[i] == '?') {
-    query = i;
-    for (++i; i < n && kPlainQuery[byte(i)]; ++i) {
-    }
-  }
-  if (i < n && in_[i] == '#') {
-    fragment = i;
-    for (++i; i < n && kPlainFragment[byte(i)]; ++i) {
-    }
-  }
-  if (i != n) return false;
+  PlainTail tail;
+  if (!scan_plain_tail(in_, i, tail)) return false;
 
   // The input is the serialization, with the host lowered and a "/" path added if missing.
   bool add_slash = end == in_.size() || in_[end] != '/';
@@ -152,9 +171,43 @@ bool UrlParser::parse_serialized_http() {
   url_.has_port_ = has_port;
   url_.port_ = static_cast<uint16_t>(port);
   url_.path_start_ = static_cast<uint32_t>(end);
-  if (query != std::string_view::npos) url_.query_start_ = static_cast<uint32_t>(query + shift);
-  if (fragment != std::string_view::npos)
-    url_.fragment_start_ = static_cast<uint32_t>(fragment + shift);
+  if (tail.query != std::string_view::npos)
+    url_.query_start_ = static_cast<uint32_t>(tail.query + shift);
+  if (tail.fragment != std::string_view::npos)
+    url_.fragment_start_ = static_cast<uint32_t>(tail.fragment + shift);
+  return true;
+}
+
+bool UrlParser::parse_plain_relative() {
+  if (base_ == nullptr || !base_->is_http() || in_.empty()) return false;
+  const bool absolute_path = in_[0] == '/';
+  if (absolute_path) {
+    if (in_.size() > 1 && in_[1] == '/') return false;  // "//host": an authority
+  } else {
+    // A ':' before the first '/', '?' or '#' may end a scheme ("mailto:", "c:").
+    for (char c : in_) {
+      if (c == ':') return false;
+      if (c == '/' || c == '?' || c == '#') break;
+    }
+    if (!kPlainPath[static_cast<unsigned char>(in_[0])] || may_be_dot_segment(in_)) return false;
+  }
+  PlainTail tail;
+  if (!scan_plain_tail(in_, 0, tail)) return false;
+
+  // The base's scheme and authority, then (for "a/b") its path up to its last '/', then the
+  // input: what the relative and path states would write.
+  copy_base_authority();
+  url_.path_start_ = pos();
+  if (!absolute_path) {
+    const std::string_view base_path = base_->path();
+    out().append(base_path.substr(0, base_path.rfind('/') + 1));
+  }
+  const uint32_t shift = pos();
+  out().append(in_);
+  if (tail.query != std::string_view::npos)
+    url_.query_start_ = static_cast<uint32_t>(tail.query + shift);
+  if (tail.fragment != std::string_view::npos)
+    url_.fragment_start_ = static_cast<uint32_t>(tail.fragment + shift);
   return true;
 }
 

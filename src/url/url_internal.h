@@ -131,9 +131,11 @@ class UrlParser {
   void shorten_path();
   void begin_path();
 
-  // The fast path (url_fast_path.cpp): true, with the Url complete, when the input is an http(s)
-  // URL already in serialized form; false, with nothing written, otherwise.
+  // The fast paths (url_fast_path.cpp): true, with the Url complete, when the input is an http(s)
+  // URL already in serialized form, or a relative reference to a plain path (and query and
+  // fragment) against an http(s) base; false, with nothing written, otherwise.
   bool parse_serialized_http();
+  bool parse_plain_relative();
   UrlError parse_authority(size_t end);
   UrlError parse_host(std::string_view host);
   UrlError parse_port(std::string_view port);
