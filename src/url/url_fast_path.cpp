@@ -34,8 +34,9 @@ constexpr ByteSet printable_without(std::string_view excluded) {
 
 // What each component may hold to need no encoding: the special path, query and fragment sets
 // of url_internal.h, without '\\' (a slash in special URLs) in the path, and without the bytes
-// that end a component ('?' the path, '#' the path and the query), which the scan looks for.
-constexpr ByteSet kPlainPath = printable_without("\"<>^`{}\\?#");
+// that end a component ('/' a path segment, '?' the path, '#' the path and the query), which the
+// scan looks for.
+constexpr ByteSet kPlainSegment = printable_without("\"<>^`{}\\?#/");
 constexpr ByteSet kPlainQuery = printable_without("\"<>'#");
 constexpr ByteSet kPlainFragment = printable_without("\"<>`");
 constexpr ByteSet kHostBytes = [] {
@@ -67,8 +68,11 @@ bool is_plain_ipv4(std::string_view host) {
 // and begin with '.' or '%'. `segment` is what follows a '/'.
 bool may_be_dot_segment(std::string_view segment) {
   if (segment.empty() || (segment[0] != '.' && segment[0] != '%')) return false;
-  size_t end = segment.find_first_of("/?#");
-  return (end == std::string_view::npos ? segment.size() : end) <= 6;
+  size_t size = 1;
+  while (size < segment.size() && size <= 6 && segment[size] != '/' && segment[size] != '?' &&
+         segment[size] != '#')
+    ++size;
+  return size <= 6;
 }
 
 // Where the query and the fragment of a plain path, query and fragment begin (npos when absent).
@@ -81,27 +85,27 @@ struct PlainTail {
 // first segment the caller checked), query and fragment that need no percent-encoding and hold
 // no dot segment, so that they are their own serialization.
 bool scan_plain_tail(std::string_view in, size_t from, PlainTail& tail) {
-  const size_t n = in.size();
-  auto byte = [&](size_t i) { return static_cast<unsigned char>(in[i]); };
-  size_t i = from;
-  for (; i < n; ++i) {
-    if (in[i] == '/') {
-      if (may_be_dot_segment(in.substr(i + 1))) return false;
-    } else if (!kPlainPath[byte(i)]) {
-      break;
-    }
+  const char* const begin = in.data();
+  const char* const end = begin + in.size();
+  auto skip = [end](const char* p, const ByteSet& set) {
+    while (p != end && set[static_cast<unsigned char>(*p)]) ++p;
+    return p;
+  };
+  const char* p = skip(begin + from, kPlainSegment);
+  while (p != end && *p == '/') {
+    ++p;
+    if (may_be_dot_segment(std::string_view(p, static_cast<size_t>(end - p)))) return false;
+    p = skip(p, kPlainSegment);
   }
-  if (i < n && in[i] == '?') {
-    tail.query = i;
-    for (++i; i < n && kPlainQuery[byte(i)]; ++i) {
-    }
+  if (p != end && *p == '?') {
+    tail.query = static_cast<size_t>(p - begin);
+    p = skip(p + 1, kPlainQuery);
   }
-  if (i < n && in[i] == '#') {
-    tail.fragment = i;
-    for (++i; i < n && kPlainFragment[byte(i)]; ++i) {
-    }
+  if (p != end && *p == '#') {
+    tail.fragment = static_cast<size_t>(p - begin);
+    p = skip(p + 1, kPlainFragment);
   }
-  return i == n;
+  return p == end;
 }
 
 }  // namespace
@@ -189,7 +193,7 @@ bool UrlParser::parse_plain_relative() {
       if (c == ':') return false;
       if (c == '/' || c == '?' || c == '#') break;
     }
-    if (!kPlainPath[static_cast<unsigned char>(in_[0])] || may_be_dot_segment(in_)) return false;
+    if (!kPlainSegment[static_cast<unsigned char>(in_[0])] || may_be_dot_segment(in_)) return false;
   }
   PlainTail tail;
   if (!scan_plain_tail(in_, 0, tail)) return false;
