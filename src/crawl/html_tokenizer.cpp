@@ -165,11 +165,8 @@ void Tokenizer::end_tag_name() {
   wanted_ = end_tag_ ? 0 : kept_[static_cast<size_t>(tag_)];
   attributes_.present = 0;
   keeping_ = NoAttr;
-  kept_bytes_ = 0;
   too_large_ = false;
-  if (wanted_ != 0) {
-    for (std::string& v : attributes_.values) v.clear();
-  }
+  if (wanted_ != 0) attributes_.bytes.clear();
 }
 
 // Called when an attribute name is complete: decides whether its value is kept.
@@ -179,6 +176,8 @@ void Tokenizer::end_attribute_name() {
   const Attr attr = attribute_of(attr_.view());
   if (attr == NoAttr || !(wanted_ & (1 << attr)) || attributes_.has(attr)) return;
   attributes_.present |= static_cast<uint8_t>(1 << attr);
+  attributes_.begin[attr] = static_cast<uint32_t>(attributes_.bytes.size());
+  attributes_.size[attr] = 0;
   keeping_ = attr;
 }
 
