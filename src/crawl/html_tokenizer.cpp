@@ -28,34 +28,45 @@ const NamedReference* find_named_reference(std::string_view name) {
   return it != end && it->name == name ? it : nullptr;
 }
 
-struct TagName {
-  std::string_view name;
-  Tag tag;
-};
-constexpr TagName kTags[] = {
-    {"a", Tag::A},
-    {"area", Tag::Area},
-    {"link", Tag::Link},
-    {"iframe", Tag::Iframe},
-    {"frame", Tag::Frame},
-    {"base", Tag::Base},
-    {"meta", Tag::Meta},
-    {"script", Tag::Script},
-    {"style", Tag::Style},
-    {"xmp", Tag::Xmp},
-    {"noembed", Tag::Noembed},
-    {"noframes", Tag::Noframes},
-    {"textarea", Tag::Textarea},
-    {"title", Tag::Title},
-    {"plaintext", Tag::Plaintext},
+// The names of the Tags, in lower case; empty for Other.
+constexpr std::string_view kTagNames[kTagCount] = {
+    "",       "a",     "area", "link",    "iframe",   "frame",    "base",  "meta",
+    "script", "style", "xmp",  "noembed", "noframes", "textarea", "title", "plaintext",
 };
 
-// The first letters of the names in kTags, to reject most other tags at once.
-constexpr std::array<bool, 256> kTagInitial = [] {
-  std::array<bool, 256> t{};
-  for (const TagName& tag : kTags) t[static_cast<unsigned char>(tag.name[0])] = true;
-  return t;
-}();
+// The Tag named `name` in any case: the candidates of its length, then one comparison.
+Tag tag_named(std::string_view name) {
+  if (name.empty()) return Tag::Other;
+  auto is = [name](Tag tag) { return iequals(name, kTagNames[static_cast<size_t>(tag)]); };
+  switch (name.size()) {
+    case 1:
+      return (name[0] | 0x20) == 'a' ? Tag::A : Tag::Other;
+    case 3:
+      return is(Tag::Xmp) ? Tag::Xmp : Tag::Other;
+    case 4:
+      for (Tag tag : {Tag::Area, Tag::Link, Tag::Base, Tag::Meta})
+        if (is(tag)) return tag;
+      return Tag::Other;
+    case 5:
+      for (Tag tag : {Tag::Frame, Tag::Style, Tag::Title})
+        if (is(tag)) return tag;
+      return Tag::Other;
+    case 6:
+      for (Tag tag : {Tag::Iframe, Tag::Script})
+        if (is(tag)) return tag;
+      return Tag::Other;
+    case 7:
+      return is(Tag::Noembed) ? Tag::Noembed : Tag::Other;
+    case 8:
+      for (Tag tag : {Tag::Noframes, Tag::Textarea})
+        if (is(tag)) return tag;
+      return Tag::Other;
+    case 9:
+      return is(Tag::Plaintext) ? Tag::Plaintext : Tag::Other;
+    default:
+      return Tag::Other;
+  }
+}
 
 // The bytes that end a tag or attribute name.
 constexpr std::array<bool, 256> kEndsName = [] {
@@ -64,11 +75,12 @@ constexpr std::array<bool, 256> kEndsName = [] {
   return t;
 }();
 
-Attr attribute_of(std::string_view name) {
+// The attribute named `name` in any case, or NoAttr.
+Attr attribute_named(std::string_view name) {
   static constexpr std::string_view kNames[kAttrCount] = {"href",    "src",     "rel",       "name",
                                                           "content", "charset", "http-equiv"};
   for (uint8_t i = 0; i < kAttrCount; ++i) {
-    if (kNames[i] == name) return static_cast<Attr>(i);
+    if (iequals(name, kNames[i])) return static_cast<Attr>(i);
   }
   return NoAttr;
 }
@@ -149,20 +161,10 @@ std::string decode_attribute(std::string_view in) {
   return out;
 }
 
-void Tokenizer::end_tag_name() {
-  tag_ = Tag::Other;
-  const std::string_view name = name_.view();
-  if (name.empty() || name.size() > 9 || !kTagInitial[static_cast<unsigned char>(name[0])]) {
-    name_.clear();
-  }
-  for (const TagName& t : kTags) {
-    if (name_.size != 0 && t.name[0] == name[0] && t.name == name) {
-      tag_ = t.tag;
-      tag_text_ = t.name;
-      break;
-    }
-  }
-  wanted_ = end_tag_ ? 0 : kept_[static_cast<size_t>(tag_)];
+void Tokenizer::end_tag_name(std::string_view name) {
+  // An end tag's name matters to nobody: it ends no element here, and its attributes are not kept.
+  tag_ = end_tag_ ? Tag::Other : tag_named(name);
+  wanted_ = kept_[static_cast<size_t>(tag_)];
   attributes_.present = 0;
   keeping_ = NoAttr;
   too_large_ = false;
@@ -170,10 +172,10 @@ void Tokenizer::end_tag_name() {
 }
 
 // Called when an attribute name is complete: decides whether its value is kept.
-void Tokenizer::end_attribute_name() {
+void Tokenizer::end_attribute_name(std::string_view name) {
   keeping_ = NoAttr;
   if (wanted_ == 0) return;
-  const Attr attr = attribute_of(attr_.view());
+  const Attr attr = attribute_named(name);
   if (attr == NoAttr || !(wanted_ & (1 << attr)) || attributes_.has(attr)) return;
   attributes_.present |= static_cast<uint8_t>(1 << attr);
   attributes_.begin[attr] = static_cast<uint32_t>(attributes_.bytes.size());
@@ -199,7 +201,7 @@ void Tokenizer::emit_tag() {
     case Tag::Textarea:
     case Tag::Title:
       state_ = State::Text;
-      raw_end_tag_ = tag_text_;
+      raw_end_tag_ = kTagNames[static_cast<size_t>(tag_)];
       in_title_ = tag_ == Tag::Title && !title_seen_;
       title_seen_ = title_seen_ || in_title_;
       break;
@@ -255,21 +257,25 @@ void Tokenizer::feed(std::string_view chunk) {
         }
         continue;
       case State::TagName: {
-        // Names run until whitespace, '/' or '>'; read the run in one tight loop.
+        // Names run until whitespace, '/' or '>'; read the run in one tight loop. A start tag's
+        // name is read where it lies, unless a chunk boundary splits it.
         const char* stop = p;
         while (stop < end && !kEndsName[static_cast<unsigned char>(*stop)]) ++stop;
-        for (const char* q = p; q < stop; ++q) name_.push(static_cast<unsigned char>(*q));
+        const bool whole = stop < end && name_.size == 0;
+        if (!end_tag_ && !whole) {
+          for (const char* q = p; q < stop; ++q) name_.push(static_cast<unsigned char>(*q));
+        }
+        const std::string_view name =
+            whole ? std::string_view(p, static_cast<size_t>(stop - p)) : name_.view();
         p = stop;
         if (p == end) return;
+        end_tag_name(name);
         const unsigned char d = *p++;
         if (is_ascii_whitespace(d)) {
-          end_tag_name();
           state_ = State::BeforeAttrName;
         } else if (d == '/') {
-          end_tag_name();
           state_ = State::SelfClosingStartTag;
         } else {
-          end_tag_name();
           emit_tag();
         }
         continue;
@@ -291,18 +297,20 @@ void Tokenizer::feed(std::string_view chunk) {
       case State::AttrName: {
         const char* stop = p;
         while (stop < end && !kEndsName[static_cast<unsigned char>(*stop)] && *stop != '=') ++stop;
-        // Only tags with attributes to keep need the name.
-        if (wanted_ != 0) {
+        // Only tags with attributes to keep need the name, read where it lies when it can be.
+        const bool whole = stop < end && attr_.size == 0;
+        if (wanted_ != 0 && !whole) {
           for (const char* q = p; q < stop; ++q) attr_.push(static_cast<unsigned char>(*q));
         }
+        const std::string_view name =
+            whole ? std::string_view(p, static_cast<size_t>(stop - p)) : attr_.view();
         p = stop;
         if (p == end) return;
+        end_attribute_name(name);
         if (*p == '=') {
-          end_attribute_name();
           state_ = State::BeforeAttrValue;
           ++p;
         } else {
-          end_attribute_name();
           state_ = State::AfterAttrName;
         }
         continue;
@@ -517,7 +525,7 @@ void Tokenizer::feed(std::string_view chunk) {
           ++p;
           in_title_ = false;
           begin_tag(true);
-          end_tag_name();
+          end_tag_name({});
           if (c == '>') {
             emit_tag();
           } else {

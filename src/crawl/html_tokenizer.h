@@ -155,8 +155,9 @@ class Tokenizer {
     end_tag_ = end_tag;
     name_.clear();
   }
-  void end_tag_name();
-  void end_attribute_name();
+  // Called when a tag's name is complete (`name` in any case; ignored for an end tag).
+  void end_tag_name(std::string_view name);
+  void end_attribute_name(std::string_view name);
   void emit_tag();
   void keep(const char* begin, const char* end) {
     if (keeping_ == NoAttr) return;
@@ -184,7 +185,6 @@ class Tokenizer {
   Attr keeping_ = NoAttr;
   bool too_large_ = false;
   Attributes attributes_;         // present: seen so far on this tag
-  std::string_view tag_text_;     // the name of a Tag other than Other, from the tag table
   std::string_view raw_end_tag_;  // the start tag name a raw-text end tag must match
   bool in_title_ = false;         // in the first <title>'s RCDATA
   bool title_seen_ = false;
