@@ -222,40 +222,41 @@ void Tokenizer::feed(std::string_view chunk) {
   while (p < end) {
     const unsigned char c = *p;
     switch (state_) {
+      // The states a start tag goes through come first, in that order, so that each falls
+      // through to the next instead of going back to the switch.
       case State::Data: {
         const void* lt = std::memchr(p, '<', static_cast<size_t>(end - p));
         if (lt == nullptr) return;
         p = static_cast<const char*>(lt) + 1;
         state_ = State::TagOpen;
-        continue;
+        if (p == end) return;
+        [[fallthrough]];
       }
-      case State::TagOpen:
-        if (c == '!') {
-          state_ = State::MarkupDeclarationOpen;
-          ++p;
-        } else if (c == '/') {
-          state_ = State::EndTagOpen;
-          ++p;
-        } else if (is_ascii_alpha(c)) {
+      case State::TagOpen: {
+        const unsigned char t = *p;
+        if (is_ascii_alpha(t)) {
           begin_tag(false);
-          state_ = State::TagName;
-        } else if (c == '?') {
-          state_ = State::BogusComment;
-        } else {
-          state_ = State::Data;
-        }
-        continue;
-      case State::EndTagOpen:
-        if (is_ascii_alpha(c)) {
+        } else if (t == '/' && p + 1 < end && is_ascii_alpha(p[1])) {
+          // The end tag open state, taken here when both of its bytes are at hand.
           begin_tag(true);
-          state_ = State::TagName;
-        } else if (c == '>') {
-          state_ = State::Data;
           ++p;
         } else {
-          state_ = State::BogusComment;
+          if (t == '!') {
+            state_ = State::MarkupDeclarationOpen;
+            ++p;
+          } else if (t == '/') {
+            state_ = State::EndTagOpen;
+            ++p;
+          } else if (t == '?') {
+            state_ = State::BogusComment;
+          } else {
+            state_ = State::Data;
+          }
+          continue;
         }
-        continue;
+        state_ = State::TagName;
+        [[fallthrough]];
+      }
       case State::TagName: {
         // Names run until whitespace, '/' or '>'; read the run in one tight loop. A start tag's
         // name is read where it lies, unless a chunk boundary splits it.
@@ -271,29 +272,33 @@ void Tokenizer::feed(std::string_view chunk) {
         if (p == end) return;
         end_tag_name(name);
         const unsigned char d = *p++;
-        if (is_ascii_whitespace(d)) {
-          state_ = State::BeforeAttrName;
-        } else if (d == '/') {
+        if (d == '/') {
           state_ = State::SelfClosingStartTag;
-        } else {
+          continue;
+        }
+        if (!is_ascii_whitespace(d)) {
           emit_tag();
+          continue;
         }
-        continue;
+        state_ = State::BeforeAttrName;
+        [[fallthrough]];
       }
-      case State::BeforeAttrName:
-        if (is_ascii_whitespace(c)) {
-          ++p;
-        } else if (c == '/' || c == '>') {
+      case State::BeforeAttrName: {
+        while (p < end && is_ascii_whitespace(*p)) ++p;
+        if (p == end) return;
+        const unsigned char a = *p;
+        if (a == '/' || a == '>') {
           state_ = State::AfterAttrName;
-        } else {
-          attr_.clear();
-          if (c == '=') {
-            attr_.push(c);
-            ++p;
-          }
-          state_ = State::AttrName;
+          continue;
         }
-        continue;
+        attr_.clear();
+        if (a == '=') {
+          attr_.push(a);
+          ++p;
+        }
+        state_ = State::AttrName;
+        [[fallthrough]];
+      }
       case State::AttrName: {
         const char* stop = p;
         while (stop < end && !kEndsName[static_cast<unsigned char>(*stop)] && *stop != '=') ++stop;
@@ -307,48 +312,31 @@ void Tokenizer::feed(std::string_view chunk) {
         p = stop;
         if (p == end) return;
         end_attribute_name(name);
-        if (*p == '=') {
-          state_ = State::BeforeAttrValue;
-          ++p;
-        } else {
+        if (*p != '=') {
           state_ = State::AfterAttrName;
+          continue;
         }
-        continue;
+        ++p;
+        state_ = State::BeforeAttrValue;
+        [[fallthrough]];
       }
-      case State::AfterAttrName:
-        if (is_ascii_whitespace(c)) {
-          ++p;
-        } else if (c == '/') {
-          state_ = State::SelfClosingStartTag;
-          ++p;
-        } else if (c == '=') {
-          state_ = State::BeforeAttrValue;
-          ++p;
-        } else if (c == '>') {
+      case State::BeforeAttrValue: {
+        while (p < end && is_ascii_whitespace(*p)) ++p;
+        if (p == end) return;
+        const unsigned char v = *p;
+        if (v == '>') {
           ++p;
           emit_tag();
-        } else {
-          keeping_ = NoAttr;
-          attr_.clear();
-          state_ = State::AttrName;
+          continue;
         }
-        continue;
-      case State::BeforeAttrValue:
-        if (is_ascii_whitespace(c)) {
-          ++p;
-        } else if (c == '"') {
-          state_ = State::AttrValueDouble;
-          ++p;
-        } else if (c == '\'') {
-          state_ = State::AttrValueSingle;
-          ++p;
-        } else if (c == '>') {
-          ++p;
-          emit_tag();
-        } else {
+        if (v != '"' && v != '\'') {
           state_ = State::AttrValueUnquoted;
+          continue;
         }
-        continue;
+        state_ = v == '"' ? State::AttrValueDouble : State::AttrValueSingle;
+        ++p;
+        [[fallthrough]];
+      }
       case State::AttrValueDouble:
       case State::AttrValueSingle: {
         const char quote = state_ == State::AttrValueDouble ? '"' : '\'';
@@ -377,6 +365,35 @@ void Tokenizer::feed(std::string_view chunk) {
         }
         continue;
       }
+      case State::EndTagOpen:
+        if (is_ascii_alpha(c)) {
+          begin_tag(true);
+          state_ = State::TagName;
+        } else if (c == '>') {
+          state_ = State::Data;
+          ++p;
+        } else {
+          state_ = State::BogusComment;
+        }
+        continue;
+      case State::AfterAttrName:
+        if (is_ascii_whitespace(c)) {
+          ++p;
+        } else if (c == '/') {
+          state_ = State::SelfClosingStartTag;
+          ++p;
+        } else if (c == '=') {
+          state_ = State::BeforeAttrValue;
+          ++p;
+        } else if (c == '>') {
+          ++p;
+          emit_tag();
+        } else {
+          keeping_ = NoAttr;
+          attr_.clear();
+          state_ = State::AttrName;
+        }
+        continue;
       case State::AfterAttrValueQuoted:
         if (is_ascii_whitespace(c)) {
           state_ = State::BeforeAttrName;
