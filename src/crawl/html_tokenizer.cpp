@@ -270,8 +270,12 @@ void Tokenizer::feed(std::string_view chunk) {
             whole ? std::string_view(p, static_cast<size_t>(stop - p)) : name_.view();
         p = stop;
         if (p == end) return;
-        end_tag_name(name);
         const unsigned char d = *p++;
+        if (end_tag_ && d == '>') {  // "</p>": nothing to read, nothing to report
+          state_ = State::Data;
+          continue;
+        }
+        end_tag_name(name);
         if (d == '/') {
           state_ = State::SelfClosingStartTag;
           continue;
