@@ -75,14 +75,24 @@ constexpr std::array<bool, 256> kEndsName = [] {
   return t;
 }();
 
-// The attribute named `name` in any case, or NoAttr.
+// The attribute named `name` in any case, or NoAttr: the candidates of its length, then one
+// comparison.
 Attr attribute_named(std::string_view name) {
-  static constexpr std::string_view kNames[kAttrCount] = {"href",    "src",     "rel",       "name",
-                                                          "content", "charset", "http-equiv"};
-  for (uint8_t i = 0; i < kAttrCount; ++i) {
-    if (iequals(name, kNames[i])) return static_cast<Attr>(i);
+  auto either = [name](std::string_view a, Attr attr_a, std::string_view b, Attr attr_b) {
+    return iequals(name, a) ? attr_a : iequals(name, b) ? attr_b : NoAttr;
+  };
+  switch (name.size()) {
+    case 3:
+      return either("src", Src, "rel", Rel);
+    case 4:
+      return either("href", Href, "name", Name);
+    case 7:
+      return either("content", Content, "charset", Charset);
+    case 10:
+      return iequals(name, "http-equiv") ? HttpEquiv : NoAttr;
+    default:
+      return NoAttr;
   }
-  return NoAttr;
 }
 
 }  // namespace
