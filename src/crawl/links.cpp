@@ -165,11 +165,14 @@ class LinkTokenizer final : public Tokenizer {
   std::string_view query_encoding() const noexcept {
     return decoder_->is_utf8() ? std::string_view() : std::string_view(decoder_->encoding());
   }
-  // Attribute bytes → UTF-8 → references resolved → (strip) whitespace stripped.
-  std::string decode(std::string_view bytes, bool strip = true);
-  // Fills `link` from a raw link's value and rel (nullopt without one); false when it is a
+  // Attribute bytes → UTF-8 → references resolved → (strip) whitespace stripped, into `out`
+  // (whose buffer is reused).
+  void decode(std::string_view bytes, bool strip, std::string& out);
+  // Sets every field of `link` (which may be one handed on before, so that its buffers are
+  // reused) from a raw link's element, value and rel (nullopt without one); false when it is a
   // resource link that is not reported.
-  bool resolve(std::string_view value, std::optional<std::string_view> rel, Link& link);
+  bool resolve(LinkElement element, std::string_view value, std::optional<std::string_view> rel,
+               Link& link);
   void emit(Link&& link);
 };
 
@@ -229,8 +232,7 @@ void LinkTokenizer::found(LinkElement element, std::string_view value,
                           std::optional<std::string_view> rel) {
   if (settled()) {
     Link link;
-    link.element = element;
-    if (resolve(value, rel, link)) emit(std::move(link));
+    if (resolve(element, value, rel, link)) emit(std::move(link));
     return;
   }
   // Held in one buffer: a page's links cost no allocation each. The first link makes room for
@@ -256,30 +258,33 @@ void LinkTokenizer::found(LinkElement element, std::string_view value,
   if (on_link_ && raw_links_.size() >= held_links_) settle();
 }
 
-std::string LinkTokenizer::decode(std::string_view bytes, bool strip) {
+void LinkTokenizer::decode(std::string_view bytes, bool strip, std::string& out) {
   // Most links are UTF-8 without a reference, CR or NUL: their bytes are the link, and the
   // memchr calls cost less than string::find_first_of, which looks for the set at each byte.
   auto has = [bytes](char c) { return std::memchr(bytes.data(), c, bytes.size()) != nullptr; };
-  if (decoder_->is_utf8() && !has('&') && !has('\r') && !has('\0'))
-    return std::string(strip ? strip_ascii_whitespace(bytes) : bytes);
+  if (decoder_->is_utf8() && !has('&') && !has('\r') && !has('\0')) {
+    out.assign(strip ? strip_ascii_whitespace(bytes) : bytes);
+    return;
+  }
   std::string utf8;
   if (!decoder_->is_utf8()) {
     decoder_->decode(bytes, utf8);
     bytes = utf8;
   }
-  std::string decoded = decode_attribute(bytes);
-  if (!strip) return decoded;
+  out = decode_attribute(bytes);
+  if (!strip) return;
   // After decoding: "&#32;" and "&Tab;" are whitespace too.
-  const std::string_view kept = strip_ascii_whitespace(decoded);
-  if (kept.size() == decoded.size()) return decoded;
-  return std::string(kept);
+  const std::string_view kept = strip_ascii_whitespace(out);
+  if (kept.size() == out.size()) return;
+  out.erase(static_cast<size_t>(kept.data() + kept.size() - out.data()));
+  out.erase(0, static_cast<size_t>(kept.data() - out.data()));
 }
 
 void LinkTokenizer::settle() {
   decoder_.emplace(!charset_.empty() ? std::string_view(charset_)
                    : meta_charset_   ? std::string_view(*meta_charset_)
                                      : std::string_view("utf-8"));
-  if (raw_base_) base_href_ = decode(*raw_base_);
+  if (raw_base_) decode(*raw_base_, true, base_href_.emplace());
   if (base_url_ && base_href_) {
     // The URL Standard encodes the query of a special URL (other than ws, wss) in the document's
     // encoding; the URL parser does, given the encoding's name.
@@ -288,12 +293,14 @@ void LinkTokenizer::settle() {
   }
   if (!on_link_) links_.reserve(raw_links_.size());
   const std::string_view held = held_;
+  // One Link for all: a callback that leaves its strings in place lends their buffers to the
+  // next link, which then costs no allocation.
+  Link link;
   for (const RawLink& raw : raw_links_) {
     std::optional<std::string_view> rel;
     if (raw.has_rel) rel = held.substr(raw.rel_begin, raw.rel_size);
-    Link link;
-    link.element = raw.element;
-    if (resolve(held.substr(raw.value_begin, raw.value_size), rel, link)) emit(std::move(link));
+    if (resolve(raw.element, held.substr(raw.value_begin, raw.value_size), rel, link))
+      emit(std::move(link));
   }
   raw_links_.clear();
   raw_links_.shrink_to_fit();
@@ -301,12 +308,15 @@ void LinkTokenizer::settle() {
   held_.shrink_to_fit();
 }
 
-bool LinkTokenizer::resolve(std::string_view value, std::optional<std::string_view> rel,
-                            Link& link) {
-  const bool is_link = link.element == LinkElement::Link;
+bool LinkTokenizer::resolve(LinkElement element, std::string_view value,
+                            std::optional<std::string_view> rel, Link& link) {
+  link.element = element;
+  link.nofollow = robots_.nofollow;
+  link.rel.clear();
+  const bool is_link = element == LinkElement::Link;
   bool resource = is_link && !rel;
   if (rel) {
-    link.rel = decode(*rel, false);
+    decode(*rel, false, link.rel);
     bool any = false;
     for_each_token(link.rel, [&](std::string_view token) {
       any = true;
@@ -316,8 +326,8 @@ bool LinkTokenizer::resolve(std::string_view value, std::optional<std::string_vi
     if (is_link && !any) resource = true;
   }
   if (resource && !resource_links_) return false;
-  link.raw = decode(value);
-  if (robots_.nofollow) link.nofollow = true;
+  decode(value, true, link.raw);
+  link.url.reset();
   if (base_url_) {
     if (UrlResult url = Url::parse(link.raw, &*base_url_, query_encoding()))
       link.url = std::move(url).value();
@@ -339,7 +349,8 @@ void LinkTokenizer::finish() {
   if (!settled()) settle();
   if (raw_title_) {
     // document.title: ASCII whitespace stripped, and each run of it inside made one space.
-    std::string text = decode(*raw_title_);
+    std::string text;
+    decode(*raw_title_, true, text);
     std::string& t = title_.emplace();
     for (char ch : text) {
       if (!is_ascii_whitespace(ch))
