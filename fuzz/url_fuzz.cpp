@@ -1,7 +1,8 @@
 // Fuzzes squall::Url: input and base split at the first newline; the serialization must be ASCII,
 // agree with the components, and parse back to itself. An http(s) input must parse the same with
-// its scheme in upper case, and a relative reference the same in a form the parser's fast paths
-// never take.
+// its scheme in upper case, and every input the same with a tab after its first byte: forms the
+// parser's fast paths never take.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -100,20 +101,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(general.ok() == url.ok() && general.error() == url.error());
     if (url) check(same_url(*general, *url));
   }
-  if (base && base->is_http() && !input.empty()) {
-    // A path's first '/' written '\' (a slash in special URLs), or "./" before a relative path.
-    std::string general_input;
-    if (input[0] == '/') {
-      general_input.append("\\").append(input.substr(1));
-    } else if (static_cast<unsigned char>(input[0]) > 0x20 && input[0] != '\\' && input[0] != '?' &&
-               input[0] != '#' && input.find(':') == std::string_view::npos) {
-      general_input.append("./").append(input);
-    }
-    if (!general_input.empty()) {
-      const squall::UrlResult general = squall::Url::parse(general_input, &*base);
-      check(general.ok() == url.ok() && general.error() == url.error());
-      if (url) check(same_url(*general, *url));
-    }
+  {
+    // With a tab after its first byte, which the parser removes before its state machine runs,
+    // the input is never taken by a fast path (they take printable ASCII only).
+    std::string general_input(input.substr(0, 1));
+    general_input += '\t';
+    general_input += input.substr(std::min<size_t>(1, input.size()));
+    const squall::UrlResult general = squall::Url::parse(general_input, base ? &*base : nullptr);
+    check(general.ok() == url.ok() && general.error() == url.error());
+    if (url) check(same_url(*general, *url));
   }
   // A base is fully described by its href: resolving against the re-parsed base is the same.
   if (base) {

@@ -12,8 +12,10 @@
 // case in the host is lowered and a missing "/" path is added, as the standard does. The relative
 // references taken are those against an http(s) base that start with a path ("/a", "a/b", not
 // "//host", "?q" or "#f"), have no ':' before their first '/', '?' or '#' (so no scheme), and
-// whose path, query and fragment are plain in the same sense. Anything else is left to the state
-// machine; fuzz/url_fuzz.cpp checks that both agree wherever these paths are taken.
+// whose path, query and fragment are plain in the same sense, dot segments allowed (they are
+// resolved as the path state resolves them). Anything else is left to the state machine;
+// fuzz/url_fuzz.cpp checks that both agree wherever these paths are taken.
+#include <algorithm>
 #include <array>
 
 #include "url_internal.h"
@@ -75,15 +77,16 @@ bool may_be_dot_segment(std::string_view segment) {
   return size <= 6;
 }
 
-// Where the query and the fragment of a plain path, query and fragment begin (npos when absent).
+// Where the query and the fragment of a plain path, query and fragment begin (npos when absent),
+// and whether a segment after a '/' may be a dot segment.
 struct PlainTail {
   size_t query = std::string_view::npos;
   size_t fragment = std::string_view::npos;
+  bool dot_segment = false;
 };
 
 // Whether in[from, end) is a path (from a '/', or from the first byte of a relative path whose
-// first segment the caller checked), query and fragment that need no percent-encoding and hold
-// no dot segment, so that they are their own serialization.
+// first segment the caller checks), query and fragment that need no percent-encoding.
 bool scan_plain_tail(std::string_view in, size_t from, PlainTail& tail) {
   const char* const begin = in.data();
   const char* const end = begin + in.size();
@@ -94,7 +97,8 @@ bool scan_plain_tail(std::string_view in, size_t from, PlainTail& tail) {
   const char* p = skip(begin + from, kPlainSegment);
   while (p != end && *p == '/') {
     ++p;
-    if (may_be_dot_segment(std::string_view(p, static_cast<size_t>(end - p)))) return false;
+    if (may_be_dot_segment(std::string_view(p, static_cast<size_t>(end - p))))
+      tail.dot_segment = true;
     p = skip(p, kPlainSegment);
   }
   if (p != end && *p == '?') {
@@ -156,7 +160,7 @@ bool UrlParser::parse_serialized_http() {
   if (end < n && in_[end] != '/' && in_[end] != '?' && in_[end] != '#') return false;
 
   PlainTail tail;
-  if (!scan_plain_tail(in_, i, tail)) return false;
+  if (!scan_plain_tail(in_, i, tail) || tail.dot_segment) return false;
 
   // The input is the serialization, with the host lowered and a "/" path added if missing.
   bool add_slash = end == in_.size() || in_[end] != '/';
@@ -193,10 +197,11 @@ bool UrlParser::parse_plain_relative() {
       if (c == ':') return false;
       if (c == '/' || c == '?' || c == '#') break;
     }
-    if (!kPlainSegment[static_cast<unsigned char>(in_[0])] || may_be_dot_segment(in_)) return false;
+    if (!kPlainSegment[static_cast<unsigned char>(in_[0])]) return false;
   }
   PlainTail tail;
   if (!scan_plain_tail(in_, 0, tail)) return false;
+  if (!absolute_path && may_be_dot_segment(in_)) tail.dot_segment = true;
 
   // The base's scheme and authority, then (for "a/b") its path up to its last '/', then the
   // input: what the relative and path states would write.
@@ -206,8 +211,30 @@ bool UrlParser::parse_plain_relative() {
     const std::string_view base_path = base_->path();
     out().append(base_path.substr(0, base_path.rfind('/') + 1));
   }
-  const uint32_t shift = pos();
-  out().append(in_);
+  const size_t path_end = std::min({tail.query, tail.fragment, in_.size()});
+  if (!tail.dot_segment) {
+    out().append(in_.substr(0, path_end));
+  } else {
+    // Segment by segment, as the path state writes them (without the percent-encoding they do
+    // not need), so that finish_segment() resolves each dot segment.
+    const std::string_view path = in_.substr(0, path_end);
+    size_t at = 1;
+    if (!absolute_path) {
+      out().truncate(pos() - 1);  // the base's directory without its last '/', as shortened
+      at = 0;
+    }
+    for (;;) {
+      const size_t slash = std::min(path.find('/', at), path.size());
+      const uint32_t segment = pos();
+      out().push_back('/');
+      out().append(path.substr(at, slash - at));
+      finish_segment(segment, slash < path.size());
+      if (slash == path.size()) break;
+      at = slash + 1;
+    }
+  }
+  const uint32_t shift = static_cast<uint32_t>(pos() - path_end);
+  out().append(in_.substr(path_end));
   if (tail.query != std::string_view::npos)
     url_.query_start_ = static_cast<uint32_t>(tail.query + shift);
   if (tail.fragment != std::string_view::npos)

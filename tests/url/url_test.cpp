@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include <optional>
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -803,6 +803,16 @@ const std::vector<Case> kPlainRelative = {
     {"..x/%2ex/.y", kLinkBase, "http://example.com:8080/dir/..x/%2ex/.y"},
     {"a/./b", kLinkBase, "http://example.com:8080/dir/a/b"},
     {"/a/..", kLinkBase, "http://example.com:8080/"},
+    {"../p/./1.html?q=./..#../x", kLinkBase, "http://example.com:8080/p/1.html?q=./..#../x"},
+    {"/P/../p/1.html", kLinkBase, "http://example.com:8080/p/1.html"},
+    {"a/b/../../../../c", kLinkBase, "http://example.com:8080/c"},
+    {".", kLinkBase, "http://example.com:8080/dir/"},
+    {"..", kLinkBase, "http://example.com:8080/"},
+    {"./", kLinkBase, "http://example.com:8080/dir/"},
+    {"a//..//b", kLinkBase, "http://example.com:8080/dir/a//b"},
+    {"/%2E./.%2e/%2e", kLinkBase, "http://example.com:8080/"},
+    {"x/.../y", kLinkBase, "http://example.com:8080/dir/x/.../y"},
+    {"..", "http://a", "http://a/"},
     {"//b/c", kLinkBase, "http://b/c"},
     {"/\\b/c", kLinkBase, "http://b/c"},
     {"\\b", kLinkBase, "http://example.com:8080/b"},
@@ -826,23 +836,13 @@ TEST(Url, ResolvesReferencesToPlainPathsAndTheirNearMisses) {
   expect_cases(kPlainRelative);
 }
 
-// The same reference in a form no fast path takes: an http(s) scheme in upper case, the first '/'
-// of a path written '\' (a slash in special URLs), or "./" before a relative path.
-std::optional<std::string> without_fast_path(std::string_view input, const char* base) {
-  if (input.starts_with("http://") || input.starts_with("https://")) {
-    std::string upper(input);
-    for (size_t i = 0; upper[i] != ':'; ++i) upper[i] = static_cast<char>(upper[i] - 32);
-    return upper;
-  }
-  if (base == nullptr || !std::string_view(base).starts_with("http") || input.empty())
-    return std::nullopt;
-  std::string slow;
-  if (input[0] == '/') return slow.append("\\").append(input.substr(1));
-  const bool relative_path = static_cast<unsigned char>(input[0]) > 0x20 && input[0] != '\\' &&
-                             input[0] != '?' && input[0] != '#' &&
-                             input.find(':') == std::string_view::npos;
-  if (!relative_path) return std::nullopt;
-  return slow.append("./").append(input);
+// The same input in a form no fast path takes, since they take printable ASCII only: with a tab
+// after its first byte, which the parser removes before its state machine runs.
+std::string without_fast_path(std::string_view input) {
+  std::string slow(input.substr(0, 1));
+  slow += '\t';
+  slow += input.substr(std::min<size_t>(1, input.size()));
+  return slow;
 }
 
 // The fast paths and the state machine agree on every table case.
@@ -852,11 +852,9 @@ TEST(Url, FastPathAgreesWithTheStateMachine) {
   tables.push_back(&kPlainRelative);
   for (const auto* table : tables) {
     for (const Case& c : *table) {
-      std::optional<std::string> slow = without_fast_path(c.input, c.base);
-      if (!slow) continue;
       SCOPED_TRACE(describe(c));
       UrlResult fast = parse_exact(c.input, c.base);
-      UrlResult general = parse_exact(*slow, c.base);
+      UrlResult general = parse_exact(without_fast_path(c.input), c.base);
       ASSERT_EQ(fast.ok(), general.ok());
       EXPECT_EQ(fast.error(), general.error());
       if (!fast) continue;
