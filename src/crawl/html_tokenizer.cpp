@@ -174,7 +174,7 @@ std::string decode_attribute(std::string_view in) {
 void Tokenizer::end_tag_name(std::string_view name) {
   // An end tag's name matters to nobody: it ends no element here, and its attributes are not kept.
   tag_ = end_tag_ ? Tag::Other : tag_named(name);
-  wanted_ = kept_[static_cast<size_t>(tag_)];
+  wanted_ = end_tag_ ? 0 : kept_[static_cast<size_t>(tag_)];
   attributes_.present = 0;
   keeping_ = NoAttr;
   too_large_ = false;

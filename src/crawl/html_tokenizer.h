@@ -177,8 +177,8 @@ class Tokenizer {
   const KeptAttributes kept_;
   State state_ = State::Data;
   bool end_tag_ = false;
-  ShortName name_;  // the tag name
-  ShortName attr_;  // the attribute name
+  ShortName name_;  // the tag name, when a chunk boundary splits it
+  ShortName attr_;  // the attribute name, when a chunk boundary splits it
   ShortName temp_;  // the standard's temporary buffer in raw text
   Tag tag_ = Tag::Other;
   uint8_t wanted_ = 0;  // attributes this tag keeps
