@@ -28,34 +28,45 @@ const NamedReference* find_named_reference(std::string_view name) {
   return it != end && it->name == name ? it : nullptr;
 }
 
-struct TagName {
-  std::string_view name;
-  Tag tag;
-};
-constexpr TagName kTags[] = {
-    {"a", Tag::A},
-    {"area", Tag::Area},
-    {"link", Tag::Link},
-    {"iframe", Tag::Iframe},
-    {"frame", Tag::Frame},
-    {"base", Tag::Base},
-    {"meta", Tag::Meta},
-    {"script", Tag::Script},
-    {"style", Tag::Style},
-    {"xmp", Tag::Xmp},
-    {"noembed", Tag::Noembed},
-    {"noframes", Tag::Noframes},
-    {"textarea", Tag::Textarea},
-    {"title", Tag::Title},
-    {"plaintext", Tag::Plaintext},
+// The names of the Tags, in lower case; empty for Other.
+constexpr std::string_view kTagNames[kTagCount] = {
+    "",       "a",     "area", "link",    "iframe",   "frame",    "base",  "meta",
+    "script", "style", "xmp",  "noembed", "noframes", "textarea", "title", "plaintext",
 };
 
-// The first letters of the names in kTags, to reject most other tags at once.
-constexpr std::array<bool, 256> kTagInitial = [] {
-  std::array<bool, 256> t{};
-  for (const TagName& tag : kTags) t[static_cast<unsigned char>(tag.name[0])] = true;
-  return t;
-}();
+// The Tag named `name` in any case: the candidates of its length, then one comparison.
+Tag tag_named(std::string_view name) {
+  if (name.empty()) return Tag::Other;
+  auto is = [name](Tag tag) { return iequals(name, kTagNames[static_cast<size_t>(tag)]); };
+  switch (name.size()) {
+    case 1:
+      return (name[0] | 0x20) == 'a' ? Tag::A : Tag::Other;
+    case 3:
+      return is(Tag::Xmp) ? Tag::Xmp : Tag::Other;
+    case 4:
+      for (Tag tag : {Tag::Area, Tag::Link, Tag::Base, Tag::Meta})
+        if (is(tag)) return tag;
+      return Tag::Other;
+    case 5:
+      for (Tag tag : {Tag::Frame, Tag::Style, Tag::Title})
+        if (is(tag)) return tag;
+      return Tag::Other;
+    case 6:
+      for (Tag tag : {Tag::Iframe, Tag::Script})
+        if (is(tag)) return tag;
+      return Tag::Other;
+    case 7:
+      return is(Tag::Noembed) ? Tag::Noembed : Tag::Other;
+    case 8:
+      for (Tag tag : {Tag::Noframes, Tag::Textarea})
+        if (is(tag)) return tag;
+      return Tag::Other;
+    case 9:
+      return is(Tag::Plaintext) ? Tag::Plaintext : Tag::Other;
+    default:
+      return Tag::Other;
+  }
+}
 
 // The bytes that end a tag or attribute name.
 constexpr std::array<bool, 256> kEndsName = [] {
@@ -64,13 +75,24 @@ constexpr std::array<bool, 256> kEndsName = [] {
   return t;
 }();
 
-Attr attribute_of(std::string_view name) {
-  static constexpr std::string_view kNames[kAttrCount] = {"href",    "src",     "rel",       "name",
-                                                          "content", "charset", "http-equiv"};
-  for (uint8_t i = 0; i < kAttrCount; ++i) {
-    if (kNames[i] == name) return static_cast<Attr>(i);
+// The attribute named `name` in any case, or NoAttr: the candidates of its length, then one
+// comparison.
+Attr attribute_named(std::string_view name) {
+  auto either = [name](std::string_view a, Attr attr_a, std::string_view b, Attr attr_b) {
+    return iequals(name, a) ? attr_a : iequals(name, b) ? attr_b : NoAttr;
+  };
+  switch (name.size()) {
+    case 3:
+      return either("src", Src, "rel", Rel);
+    case 4:
+      return either("href", Href, "name", Name);
+    case 7:
+      return either("content", Content, "charset", Charset);
+    case 10:
+      return iequals(name, "http-equiv") ? HttpEquiv : NoAttr;
+    default:
+      return NoAttr;
   }
-  return NoAttr;
 }
 
 }  // namespace
@@ -149,36 +171,25 @@ std::string decode_attribute(std::string_view in) {
   return out;
 }
 
-void Tokenizer::end_tag_name() {
-  tag_ = Tag::Other;
-  const std::string_view name = name_.view();
-  if (name.empty() || name.size() > 9 || !kTagInitial[static_cast<unsigned char>(name[0])]) {
-    name_.clear();
-  }
-  for (const TagName& t : kTags) {
-    if (name_.size != 0 && t.name[0] == name[0] && t.name == name) {
-      tag_ = t.tag;
-      tag_text_ = t.name;
-      break;
-    }
-  }
+void Tokenizer::end_tag_name(std::string_view name) {
+  // An end tag's name matters to nobody: it ends no element here, and its attributes are not kept.
+  tag_ = end_tag_ ? Tag::Other : tag_named(name);
   wanted_ = end_tag_ ? 0 : kept_[static_cast<size_t>(tag_)];
   attributes_.present = 0;
   keeping_ = NoAttr;
-  kept_bytes_ = 0;
   too_large_ = false;
-  if (wanted_ != 0) {
-    for (std::string& v : attributes_.values) v.clear();
-  }
+  if (wanted_ != 0) attributes_.bytes.clear();
 }
 
 // Called when an attribute name is complete: decides whether its value is kept.
-void Tokenizer::end_attribute_name() {
+void Tokenizer::end_attribute_name(std::string_view name) {
   keeping_ = NoAttr;
   if (wanted_ == 0) return;
-  const Attr attr = attribute_of(attr_.view());
+  const Attr attr = attribute_named(name);
   if (attr == NoAttr || !(wanted_ & (1 << attr)) || attributes_.has(attr)) return;
   attributes_.present |= static_cast<uint8_t>(1 << attr);
+  attributes_.begin[attr] = static_cast<uint32_t>(attributes_.bytes.size());
+  attributes_.size[attr] = 0;
   keeping_ = attr;
 }
 
@@ -200,7 +211,7 @@ void Tokenizer::emit_tag() {
     case Tag::Textarea:
     case Tag::Title:
       state_ = State::Text;
-      raw_end_tag_ = tag_text_;
+      raw_end_tag_ = kTagNames[static_cast<size_t>(tag_)];
       in_title_ = tag_ == Tag::Title && !title_seen_;
       title_seen_ = title_seen_ || in_title_;
       break;
@@ -221,127 +232,125 @@ void Tokenizer::feed(std::string_view chunk) {
   while (p < end) {
     const unsigned char c = *p;
     switch (state_) {
+      // The states a start tag goes through come first, in that order, so that each falls
+      // through to the next instead of going back to the switch.
       case State::Data: {
         const void* lt = std::memchr(p, '<', static_cast<size_t>(end - p));
         if (lt == nullptr) return;
         p = static_cast<const char*>(lt) + 1;
         state_ = State::TagOpen;
-        continue;
+        if (p == end) return;
+        [[fallthrough]];
       }
-      case State::TagOpen:
-        if (c == '!') {
-          state_ = State::MarkupDeclarationOpen;
-          ++p;
-        } else if (c == '/') {
-          state_ = State::EndTagOpen;
-          ++p;
-        } else if (is_ascii_alpha(c)) {
+      case State::TagOpen: {
+        const unsigned char t = *p;
+        if (is_ascii_alpha(t)) {
           begin_tag(false);
-          state_ = State::TagName;
-        } else if (c == '?') {
-          state_ = State::BogusComment;
-        } else {
-          state_ = State::Data;
-        }
-        continue;
-      case State::EndTagOpen:
-        if (is_ascii_alpha(c)) {
+        } else if (t == '/' && p + 1 < end && is_ascii_alpha(p[1])) {
+          // The end tag open state, taken here when both of its bytes are at hand.
           begin_tag(true);
-          state_ = State::TagName;
-        } else if (c == '>') {
-          state_ = State::Data;
           ++p;
         } else {
-          state_ = State::BogusComment;
+          if (t == '!') {
+            state_ = State::MarkupDeclarationOpen;
+            ++p;
+          } else if (t == '/') {
+            state_ = State::EndTagOpen;
+            ++p;
+          } else if (t == '?') {
+            state_ = State::BogusComment;
+          } else {
+            state_ = State::Data;
+          }
+          continue;
         }
-        continue;
+        state_ = State::TagName;
+        [[fallthrough]];
+      }
       case State::TagName: {
-        // Names run until whitespace, '/' or '>'; read the run in one tight loop.
+        // Names run until whitespace, '/' or '>'; read the run in one tight loop. A start tag's
+        // name is read where it lies, unless a chunk boundary splits it.
         const char* stop = p;
         while (stop < end && !kEndsName[static_cast<unsigned char>(*stop)]) ++stop;
-        for (const char* q = p; q < stop; ++q) name_.push(static_cast<unsigned char>(*q));
+        const bool whole = stop < end && name_.size == 0;
+        if (!end_tag_ && !whole) {
+          for (const char* q = p; q < stop; ++q) name_.push(static_cast<unsigned char>(*q));
+        }
+        const std::string_view name =
+            whole ? std::string_view(p, static_cast<size_t>(stop - p)) : name_.view();
         p = stop;
         if (p == end) return;
         const unsigned char d = *p++;
-        if (is_ascii_whitespace(d)) {
-          end_tag_name();
-          state_ = State::BeforeAttrName;
-        } else if (d == '/') {
-          end_tag_name();
+        if (end_tag_ && d == '>') {  // "</p>": nothing to read, nothing to report
+          state_ = State::Data;
+          continue;
+        }
+        end_tag_name(name);
+        if (d == '/') {
           state_ = State::SelfClosingStartTag;
-        } else {
-          end_tag_name();
+          continue;
+        }
+        if (!is_ascii_whitespace(d)) {
           emit_tag();
+          continue;
         }
-        continue;
+        state_ = State::BeforeAttrName;
+        [[fallthrough]];
       }
-      case State::BeforeAttrName:
-        if (is_ascii_whitespace(c)) {
-          ++p;
-        } else if (c == '/' || c == '>') {
+      case State::BeforeAttrName: {
+        while (p < end && is_ascii_whitespace(*p)) ++p;
+        if (p == end) return;
+        const unsigned char a = *p;
+        if (a == '/' || a == '>') {
           state_ = State::AfterAttrName;
-        } else {
-          attr_.clear();
-          if (c == '=') {
-            attr_.push(c);
-            ++p;
-          }
-          state_ = State::AttrName;
+          continue;
         }
-        continue;
+        attr_.clear();
+        if (a == '=') {
+          attr_.push(a);
+          ++p;
+        }
+        state_ = State::AttrName;
+        [[fallthrough]];
+      }
       case State::AttrName: {
         const char* stop = p;
         while (stop < end && !kEndsName[static_cast<unsigned char>(*stop)] && *stop != '=') ++stop;
-        // Only tags with attributes to keep need the name.
-        if (wanted_ != 0) {
+        // Only tags with attributes to keep need the name, read where it lies when it can be.
+        const bool whole = stop < end && attr_.size == 0;
+        if (wanted_ != 0 && !whole) {
           for (const char* q = p; q < stop; ++q) attr_.push(static_cast<unsigned char>(*q));
         }
+        const std::string_view name =
+            whole ? std::string_view(p, static_cast<size_t>(stop - p)) : attr_.view();
         p = stop;
         if (p == end) return;
-        if (*p == '=') {
-          end_attribute_name();
-          state_ = State::BeforeAttrValue;
-          ++p;
-        } else {
-          end_attribute_name();
+        end_attribute_name(name);
+        if (*p != '=') {
           state_ = State::AfterAttrName;
+          continue;
         }
-        continue;
+        ++p;
+        state_ = State::BeforeAttrValue;
+        [[fallthrough]];
       }
-      case State::AfterAttrName:
-        if (is_ascii_whitespace(c)) {
-          ++p;
-        } else if (c == '/') {
-          state_ = State::SelfClosingStartTag;
-          ++p;
-        } else if (c == '=') {
-          state_ = State::BeforeAttrValue;
-          ++p;
-        } else if (c == '>') {
+      case State::BeforeAttrValue: {
+        while (p < end && is_ascii_whitespace(*p)) ++p;
+        if (p == end) return;
+        const unsigned char v = *p;
+        if (v == '>') {
           ++p;
           emit_tag();
-        } else {
-          keeping_ = NoAttr;
-          attr_.clear();
-          state_ = State::AttrName;
+          continue;
         }
-        continue;
-      case State::BeforeAttrValue:
-        if (is_ascii_whitespace(c)) {
-          ++p;
-        } else if (c == '"') {
-          state_ = State::AttrValueDouble;
-          ++p;
-        } else if (c == '\'') {
-          state_ = State::AttrValueSingle;
-          ++p;
-        } else if (c == '>') {
-          ++p;
-          emit_tag();
-        } else {
+        if (v != '"' && v != '\'') {
           state_ = State::AttrValueUnquoted;
+          continue;
         }
-        continue;
+        state_ = v == '"' ? State::AttrValueDouble : State::AttrValueSingle;
+        ++p;
+        [[fallthrough]];
+      }
       case State::AttrValueDouble:
       case State::AttrValueSingle: {
         const char quote = state_ == State::AttrValueDouble ? '"' : '\'';
@@ -370,6 +379,35 @@ void Tokenizer::feed(std::string_view chunk) {
         }
         continue;
       }
+      case State::EndTagOpen:
+        if (is_ascii_alpha(c)) {
+          begin_tag(true);
+          state_ = State::TagName;
+        } else if (c == '>') {
+          state_ = State::Data;
+          ++p;
+        } else {
+          state_ = State::BogusComment;
+        }
+        continue;
+      case State::AfterAttrName:
+        if (is_ascii_whitespace(c)) {
+          ++p;
+        } else if (c == '/') {
+          state_ = State::SelfClosingStartTag;
+          ++p;
+        } else if (c == '=') {
+          state_ = State::BeforeAttrValue;
+          ++p;
+        } else if (c == '>') {
+          ++p;
+          emit_tag();
+        } else {
+          keeping_ = NoAttr;
+          attr_.clear();
+          state_ = State::AttrName;
+        }
+        continue;
       case State::AfterAttrValueQuoted:
         if (is_ascii_whitespace(c)) {
           state_ = State::BeforeAttrName;
@@ -518,7 +556,7 @@ void Tokenizer::feed(std::string_view chunk) {
           ++p;
           in_title_ = false;
           begin_tag(true);
-          end_tag_name();
+          end_tag_name({});
           if (c == '>') {
             emit_tag();
           } else {

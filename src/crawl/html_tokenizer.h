@@ -48,11 +48,18 @@ enum Attr : uint8_t { Href, Src, Rel, Name, Content, Charset, HttpEquiv, kAttrCo
 
 // The attributes kept from one start tag: which were present (of duplicates, the first counts)
 // and their values as the page's bytes, not yet decoded from its encoding, character references
-// unresolved (see decode_attribute).
+// unresolved (see decode_attribute). The values lie one after another in one buffer, which every
+// tag of the page reuses: a tag costs no allocation.
 struct Attributes {
   uint8_t present = 0;
-  std::array<std::string, kAttrCount> values;
+  std::string bytes;
+  std::array<uint32_t, kAttrCount> begin{};  // where each present value starts in `bytes`
+  std::array<uint32_t, kAttrCount> size{};
   bool has(Attr attr) const { return (present & (1 << attr)) != 0; }
+  // The attribute's value; empty when it is absent.
+  std::string_view value(Attr attr) const {
+    return has(attr) ? std::string_view(bytes).substr(begin[attr], size[attr]) : std::string_view();
+  }
 };
 
 // For each Tag, the mask of the attributes its start tags keep; 0 for the tags nobody reads.
@@ -73,8 +80,8 @@ class Tokenizer {
  protected:
   // Called when a start tag that kept at least one attribute is complete, before its content is
   // tokenized; never for a tag whose kept values exceed LinkExtractor::kMaxTagBytes. The values
-  // may be moved from.
-  virtual void start_tag(Tag tag, Attributes& attributes) = 0;
+  // are valid during the call only.
+  virtual void start_tag(Tag tag, const Attributes& attributes) = 0;
   // Called with the content of the page's first <title> element as it is tokenized, in pieces:
   // the page's bytes, character references unresolved. A "</" that does not end the element is
   // passed on lower-cased (and without its name past 15 bytes), as its name was read.
@@ -148,18 +155,20 @@ class Tokenizer {
     end_tag_ = end_tag;
     name_.clear();
   }
-  void end_tag_name();
-  void end_attribute_name();
+  // Called when a tag's name is complete (`name` in any case; ignored for an end tag).
+  void end_tag_name(std::string_view name);
+  void end_attribute_name(std::string_view name);
   void emit_tag();
   void keep(const char* begin, const char* end) {
     if (keeping_ == NoAttr) return;
-    kept_bytes_ += static_cast<size_t>(end - begin);
-    if (kept_bytes_ > LinkExtractor::kMaxTagBytes) {
+    const auto size = static_cast<size_t>(end - begin);
+    if (attributes_.bytes.size() + size > LinkExtractor::kMaxTagBytes) {
       too_large_ = true;
       keeping_ = NoAttr;
       return;
     }
-    attributes_.values[keeping_].append(begin, end);
+    attributes_.bytes.append(begin, size);
+    attributes_.size[keeping_] += static_cast<uint32_t>(size);
   }
   bool appropriate_end_tag() const {
     return temp_.size <= temp_.bytes.size() && temp_.view() == raw_end_tag_;
@@ -168,16 +177,14 @@ class Tokenizer {
   const KeptAttributes kept_;
   State state_ = State::Data;
   bool end_tag_ = false;
-  ShortName name_;  // the tag name
-  ShortName attr_;  // the attribute name
+  ShortName name_;  // the tag name, when a chunk boundary splits it
+  ShortName attr_;  // the attribute name, when a chunk boundary splits it
   ShortName temp_;  // the standard's temporary buffer in raw text
   Tag tag_ = Tag::Other;
   uint8_t wanted_ = 0;  // attributes this tag keeps
   Attr keeping_ = NoAttr;
-  size_t kept_bytes_ = 0;
   bool too_large_ = false;
   Attributes attributes_;         // present: seen so far on this tag
-  std::string_view tag_text_;     // the name of a Tag other than Other, from the tag table
   std::string_view raw_end_tag_;  // the start tag name a raw-text end tag must match
   bool in_title_ = false;         // in the first <title>'s RCDATA
   bool title_seen_ = false;

@@ -102,43 +102,53 @@ bool is_resource_rel(std::string_view token) {
 
 }  // namespace
 
-// A raw link as found: attribute bytes still in the page's encoding, references unresolved.
+// A raw link as found: where its attribute bytes lie in LinkTokenizer::held_, still in the page's
+// encoding, references unresolved.
 struct RawLink {
   LinkElement element;
-  std::string value;
-  std::string rel;
   bool has_rel;
+  uint32_t value_begin, value_size;
+  uint32_t rel_begin, rel_size;
 };
 
 // The tokenizer with what LinkExtractor keeps of a page: its links, base, robots and charset.
 class LinkTokenizer final : public Tokenizer {
  public:
+  // LinkOptions' fields are taken apart, the page URL as the base URL until settle() has read
+  // the page's <base>: an extractor is allocated per page, and one under glibc's tcache limit
+  // (1,032 bytes) costs a few instructions where a larger one costs thousands.
   explicit LinkTokenizer(LinkOptions options)
-      : Tokenizer(kKeptAttributes), options_(std::move(options)) {}
+      : Tokenizer(kKeptAttributes),
+        base_url_(std::move(options.page_url)),
+        charset_(std::move(options.charset)),
+        on_link_(std::move(options.on_link)),
+        held_links_(options.held_links),
+        resource_links_(options.resource_links) {}
 
   // Decodes and resolves the links once the page has ended.
   void finish();
 
-  LinkOptions options_;
+  std::optional<Url> base_url_;  // LinkOptions::page_url until settled
+  std::string charset_;
+  std::function<void(Link&&)> on_link_;
+  size_t held_links_;
+  bool resource_links_;
   // Fixed when the links are first resolved: at finish(), or (streaming) once held_links are
   // held.
   std::optional<TextDecoder> decoder_;
-  std::string query_encoding_;  // the encoding a link's query is written in; "" for UTF-8
-  std::string utf8_;            // decode()'s buffer
+  std::string held_;  // the bytes of raw_links_
   std::vector<RawLink> raw_links_;
   std::vector<Link> links_;
   std::optional<std::string> raw_base_;
   std::optional<std::string> base_href_;
-  std::optional<Url> base_url_;
   std::optional<std::string> meta_charset_;
   RobotsMeta robots_;
-  std::string encoding_;
   std::optional<std::string> raw_title_;  // capped at kMaxTitleBytes
   std::optional<std::string> title_;
   bool finished_ = false;
 
  private:
-  void start_tag(Tag tag, Attributes& attributes) override;
+  void start_tag(Tag tag, const Attributes& attributes) override;
   void title_text(std::string_view bytes) override {
     std::string& t = raw_title_ ? *raw_title_ : raw_title_.emplace();
     t.append(bytes.substr(
@@ -146,22 +156,27 @@ class LinkTokenizer final : public Tokenizer {
   }
   void meta(const Attributes& attributes);
   // A raw link found: held, or (streaming, once settled) resolved and handed on at once.
-  void found(RawLink raw);
+  void found(LinkElement element, std::string_view value, std::optional<std::string_view> rel);
   // Fixes the decoder and the base URL from what the page has said so far, and resolves the
   // links held.
   void settle();
   bool settled() const noexcept { return decoder_.has_value(); }
-  // Attribute bytes → UTF-8 → references resolved → (strip) whitespace stripped.
-  std::string decode(std::string_view bytes, bool strip = true);
-  // decode() of bytes the caller gives up: taken as they are when nothing in them changes.
-  std::string decode_owned(std::string& bytes, bool strip = true);
-  std::optional<Url> parse(const std::string& input, const Url* base) const;
-  // The link `raw` makes, unless it is a resource link that is not reported.
-  std::optional<Link> resolve(RawLink& raw);
+  // The encoding a link's query is written in; empty for UTF-8.
+  std::string_view query_encoding() const noexcept {
+    return decoder_->is_utf8() ? std::string_view() : std::string_view(decoder_->encoding());
+  }
+  // Attribute bytes → UTF-8 → references resolved → (strip) whitespace stripped, into `out`
+  // (whose buffer is reused).
+  void decode(std::string_view bytes, bool strip, std::string& out);
+  // Sets every field of `link` (which may be one handed on before, so that its buffers are
+  // reused) from a raw link's element, value and rel (nullopt without one); false when it is a
+  // resource link that is not reported.
+  bool resolve(LinkElement element, std::string_view value, std::optional<std::string_view> rel,
+               Link& link);
   void emit(Link&& link);
 };
 
-void LinkTokenizer::start_tag(Tag tag, Attributes& a) {
+void LinkTokenizer::start_tag(Tag tag, const Attributes& a) {
   switch (tag) {
     case Tag::A:
     case Tag::Area:
@@ -170,20 +185,20 @@ void LinkTokenizer::start_tag(Tag tag, Attributes& a) {
         const LinkElement element = tag == Tag::A      ? LinkElement::A
                                     : tag == Tag::Area ? LinkElement::Area
                                                        : LinkElement::Link;
-        found({element, std::move(a.values[Href]), std::move(a.values[Rel]), a.has(Rel)});
+        std::optional<std::string_view> rel;
+        if (a.has(Rel)) rel = a.value(Rel);
+        found(element, a.value(Href), rel);
       }
       break;
     case Tag::Iframe:
     case Tag::Frame:
       if (a.has(Src)) {
-        found({tag == Tag::Iframe ? LinkElement::Iframe : LinkElement::Frame,
-               std::move(a.values[Src]),
-               {},
-               false});
+        found(tag == Tag::Iframe ? LinkElement::Iframe : LinkElement::Frame, a.value(Src),
+              std::nullopt);
       }
       break;
     case Tag::Base:
-      if (!raw_base_ && a.has(Href)) raw_base_ = std::move(a.values[Href]);
+      if (!raw_base_ && a.has(Href)) raw_base_.emplace(a.value(Href));
       break;
     case Tag::Meta:
       meta(a);
@@ -194,10 +209,9 @@ void LinkTokenizer::start_tag(Tag tag, Attributes& a) {
 }
 
 void LinkTokenizer::meta(const Attributes& a) {
-  const auto& v = a.values;
   if (a.has(Name) && a.has(Content) &&
-      iequals(strip_ascii_whitespace(decode_attribute(v[Name])), "robots")) {
-    for_each_token(decode_attribute(v[Content]), [this](std::string_view token) {
+      iequals(strip_ascii_whitespace(decode_attribute(a.value(Name))), "robots")) {
+    for_each_token(decode_attribute(a.value(Content)), [this](std::string_view token) {
       if (iequals(token, "noindex")) robots_.noindex = true;
       if (iequals(token, "nofollow")) robots_.nofollow = true;
       if (iequals(token, "none")) robots_.noindex = robots_.nofollow = true;
@@ -205,109 +219,125 @@ void LinkTokenizer::meta(const Attributes& a) {
   }
   if (meta_charset_) return;
   if (a.has(Charset)) {
-    const std::string value(strip_ascii_whitespace(decode_attribute(v[Charset])));
+    const std::string value(strip_ascii_whitespace(decode_attribute(a.value(Charset))));
     if (!value.empty()) meta_charset_ = value;
   } else if (a.has(HttpEquiv) && a.has(Content) &&
-             iequals(strip_ascii_whitespace(decode_attribute(v[HttpEquiv])), "content-type")) {
-    meta_charset_ = charset_from_content(decode_attribute(v[Content]));
+             iequals(strip_ascii_whitespace(decode_attribute(a.value(HttpEquiv))),
+                     "content-type")) {
+    meta_charset_ = charset_from_content(decode_attribute(a.value(Content)));
   }
 }
 
-void LinkTokenizer::found(RawLink raw) {
-  if (!settled()) {
-    raw_links_.push_back(std::move(raw));
-    if (options_.on_link && raw_links_.size() >= options_.held_links) settle();
+void LinkTokenizer::found(LinkElement element, std::string_view value,
+                          std::optional<std::string_view> rel) {
+  if (settled()) {
+    Link link;
+    if (resolve(element, value, rel, link)) emit(std::move(link));
     return;
   }
-  if (std::optional<Link> link = resolve(raw)) emit(std::move(*link));
-}
-
-namespace {
-
-// Strips ASCII whitespace from both ends of `s`, in place.
-void strip_in_place(std::string& s) {
-  const std::string_view kept = strip_ascii_whitespace(s);
-  if (kept.size() == s.size()) return;
-  s.erase(static_cast<size_t>(kept.data() + kept.size() - s.data()));
-  s.erase(0, static_cast<size_t>(kept.data() - s.data()));
-}
-
-}  // namespace
-
-std::string LinkTokenizer::decode(std::string_view bytes, bool strip) {
-  if (!decoder_->is_utf8()) {
-    utf8_.clear();
-    decoder_->decode(bytes, utf8_);
-    bytes = utf8_;
+  // Held in one buffer: a page's links cost no allocation each. The first link makes room for
+  // about 50 (most pages' links) in two allocations, each under glibc's tcache limit (1,032
+  // bytes), where growing from one would take a dozen.
+  if (raw_links_.empty()) {
+    raw_links_.reserve(1024 / sizeof(RawLink));
+    held_.reserve(1000);
   }
-  std::string decoded = decode_attribute(bytes);
-  if (strip) strip_in_place(decoded);  // after decoding: "&#32;" and "&Tab;" are whitespace too
-  return decoded;
+  RawLink raw{element,
+              rel.has_value(),
+              static_cast<uint32_t>(held_.size()),
+              static_cast<uint32_t>(value.size()),
+              0,
+              0};
+  held_.append(value);
+  if (rel) {
+    raw.rel_begin = static_cast<uint32_t>(held_.size());
+    raw.rel_size = static_cast<uint32_t>(rel->size());
+    held_.append(*rel);
+  }
+  raw_links_.push_back(raw);
+  if (on_link_ && raw_links_.size() >= held_links_) settle();
 }
 
-// Most links are UTF-8 without a character reference: their bytes are the link, and a page's
-// links cost an allocation and a copy fewer each.
-std::string LinkTokenizer::decode_owned(std::string& bytes, bool strip) {
-  // Three memchr calls: string::find_first_of looks for the set at each byte.
-  auto has = [&bytes](char c) { return std::memchr(bytes.data(), c, bytes.size()) != nullptr; };
-  if (!decoder_->is_utf8() || has('&') || has('\r') || has('\0')) return decode(bytes, strip);
-  std::string decoded = std::move(bytes);
-  if (strip) strip_in_place(decoded);
-  return decoded;
-}
-
-// The URL Standard encodes the query of a special URL (other than ws, wss) in the document's
-// encoding; the URL parser does, given the encoding's name.
-std::optional<Url> LinkTokenizer::parse(const std::string& input, const Url* base) const {
-  UrlResult result = Url::parse(input, base, query_encoding_);
-  if (!result) return std::nullopt;
-  return std::move(result).value();
+void LinkTokenizer::decode(std::string_view bytes, bool strip, std::string& out) {
+  // Most links are UTF-8 without a reference, CR or NUL: their bytes are the link, and the
+  // memchr calls cost less than string::find_first_of, which looks for the set at each byte.
+  auto has = [bytes](char c) { return std::memchr(bytes.data(), c, bytes.size()) != nullptr; };
+  if (decoder_->is_utf8() && !has('&') && !has('\r') && !has('\0')) {
+    out.assign(strip ? strip_ascii_whitespace(bytes) : bytes);
+    return;
+  }
+  std::string utf8;
+  if (!decoder_->is_utf8()) {
+    decoder_->decode(bytes, utf8);
+    bytes = utf8;
+  }
+  out = decode_attribute(bytes);
+  if (!strip) return;
+  // After decoding: "&#32;" and "&Tab;" are whitespace too.
+  const std::string_view kept = strip_ascii_whitespace(out);
+  if (kept.size() == out.size()) return;
+  out.erase(static_cast<size_t>(kept.data() + kept.size() - out.data()));
+  out.erase(0, static_cast<size_t>(kept.data() - out.data()));
 }
 
 void LinkTokenizer::settle() {
-  decoder_.emplace(!options_.charset.empty() ? std::string_view(options_.charset)
-                   : meta_charset_           ? std::string_view(*meta_charset_)
-                                             : std::string_view("utf-8"));
-  encoding_ = decoder_->encoding();
-  if (!decoder_->is_utf8()) query_encoding_ = encoding_;
-  if (raw_base_) base_href_ = decode(*raw_base_);
-  if (options_.page_url) {
-    base_url_ = options_.page_url;
-    if (base_href_) {
-      if (std::optional<Url> base = parse(*base_href_, &*options_.page_url)) base_url_ = base;
-    }
+  decoder_.emplace(!charset_.empty() ? std::string_view(charset_)
+                   : meta_charset_   ? std::string_view(*meta_charset_)
+                                     : std::string_view("utf-8"));
+  if (raw_base_) decode(*raw_base_, true, base_href_.emplace());
+  if (base_url_ && base_href_) {
+    // The URL Standard encodes the query of a special URL (other than ws, wss) in the document's
+    // encoding; the URL parser does, given the encoding's name.
+    if (UrlResult base = Url::parse(*base_href_, &*base_url_, query_encoding()))
+      base_url_ = std::move(base).value();
   }
-  if (!options_.on_link) links_.reserve(raw_links_.size());
-  for (RawLink& raw : raw_links_)
-    if (std::optional<Link> link = resolve(raw)) emit(std::move(*link));
+  if (!on_link_) links_.reserve(raw_links_.size());
+  const std::string_view held = held_;
+  // One Link for all: a callback that leaves its strings in place lends their buffers to the
+  // next link, which then costs no allocation.
+  Link link;
+  for (const RawLink& raw : raw_links_) {
+    std::optional<std::string_view> rel;
+    if (raw.has_rel) rel = held.substr(raw.rel_begin, raw.rel_size);
+    if (resolve(raw.element, held.substr(raw.value_begin, raw.value_size), rel, link))
+      emit(std::move(link));
+  }
   raw_links_.clear();
   raw_links_.shrink_to_fit();
+  held_.clear();
+  held_.shrink_to_fit();
 }
 
-std::optional<Link> LinkTokenizer::resolve(RawLink& raw) {
-  Link link;
-  link.element = raw.element;
-  link.raw = decode_owned(raw.value);
-  bool resource = raw.element == LinkElement::Link && !raw.has_rel;
-  if (raw.has_rel) {
-    link.rel = decode_owned(raw.rel, false);
+bool LinkTokenizer::resolve(LinkElement element, std::string_view value,
+                            std::optional<std::string_view> rel, Link& link) {
+  link.element = element;
+  link.nofollow = robots_.nofollow;
+  link.rel.clear();
+  const bool is_link = element == LinkElement::Link;
+  bool resource = is_link && !rel;
+  if (rel) {
+    decode(*rel, false, link.rel);
     bool any = false;
     for_each_token(link.rel, [&](std::string_view token) {
       any = true;
       if (iequals(token, "nofollow")) link.nofollow = true;
-      if (raw.element == LinkElement::Link && is_resource_rel(token)) resource = true;
+      if (is_link && is_resource_rel(token)) resource = true;
     });
-    if (raw.element == LinkElement::Link && !any) resource = true;
+    if (is_link && !any) resource = true;
   }
-  if (resource && !options_.resource_links) return std::nullopt;
-  if (robots_.nofollow) link.nofollow = true;
-  if (base_url_) link.url = parse(link.raw, &*base_url_);
-  return link;
+  if (resource && !resource_links_) return false;
+  decode(value, true, link.raw);
+  link.url.reset();
+  if (base_url_) {
+    if (UrlResult url = Url::parse(link.raw, &*base_url_, query_encoding()))
+      link.url = std::move(url).value();
+  }
+  return true;
 }
 
 void LinkTokenizer::emit(Link&& link) {
-  if (options_.on_link)
-    options_.on_link(std::move(link));
+  if (on_link_)
+    on_link_(std::move(link));
   else
     links_.push_back(std::move(link));
 }
@@ -319,7 +349,8 @@ void LinkTokenizer::finish() {
   if (!settled()) settle();
   if (raw_title_) {
     // document.title: ASCII whitespace stripped, and each run of it inside made one space.
-    std::string text = decode(*raw_title_);
+    std::string text;
+    decode(*raw_title_, true, text);
     std::string& t = title_.emplace();
     for (char ch : text) {
       if (!is_ascii_whitespace(ch))
@@ -376,7 +407,8 @@ const std::optional<std::string>& LinkExtractor::meta_charset() const noexcept {
   return impl_->meta_charset_;
 }
 const std::string& LinkExtractor::encoding() const noexcept {
-  return impl_->encoding_;
+  static const std::string unsettled;
+  return impl_->decoder_ ? impl_->decoder_->encoding() : unsettled;
 }
 const std::optional<std::string>& LinkExtractor::title() const noexcept {
   return impl_->title_;

@@ -105,6 +105,7 @@ UrlError parse_into(Url& url, std::string_view input, const Url* base,
   while (!input.empty() && c0_or_space(input.front())) input.remove_prefix(1);
   while (!input.empty() && c0_or_space(input.back())) input.remove_suffix(1);
   if (input.size() > Url::kMaxInputLength) return UrlError::TooLong;
+  if (detail::UrlParser(input, base, query_encoding, url).run_fast_paths()) return UrlError::None;
   // Tab, LF and CR are all below 0x0E: a minimum over the bytes, which the compiler vectorises,
   // rules all three out for almost every input before any exact search.
   unsigned char lowest = 0xFF;

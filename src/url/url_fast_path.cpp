@@ -1,15 +1,21 @@
-// The parser's fast path: an absolute http(s) URL that is already written the way the standard
-// serializes it is its own serialization, so it is copied once and its components found in one
-// scan, instead of going through the state machine byte by byte.
+// The parser's fast paths: an absolute http(s) URL that is already written the way the standard
+// serializes it is its own serialization, and a relative reference made of such a path, query
+// and fragment only needs the base's authority (and directory) in front of it; either is copied
+// once and its components found in one scan, instead of going through the state machine byte by
+// byte.
 //
 // "Already serialized" means: the scheme "http://" or "https://" in lower case; a host of ASCII
 // letters, digits, '-', '_' and '.', with no "xn--" label and no trailing '.', that either ends
 // in a label beginning with a letter (a domain) or is a plain dotted quad ("10.0.0.1"); no
 // userinfo; no port or a non-default one without leading zeros; and a path, query and fragment of
 // printable ASCII that their percent-encode sets leave alone, with no '\' and no dot segment. Upper
-// case in the host is lowered and a missing "/" path is added, as the standard does. Anything
-// else is left to the state machine; fuzz/url_fuzz.cpp checks that both agree wherever this path
-// is taken.
+// case in the host is lowered and a missing "/" path is added, as the standard does. The relative
+// references taken are those against an http(s) base that start with a path ("/a", "a/b", not
+// "//host", "?q" or "#f"), have no ':' before their first '/', '?' or '#' (so no scheme), and
+// whose path, query and fragment are plain in the same sense, dot segments allowed (they are
+// resolved as the path state resolves them). Anything else is left to the state machine;
+// fuzz/url_fuzz.cpp checks that both agree wherever these paths are taken.
+#include <algorithm>
 #include <array>
 
 #include "url_internal.h"
@@ -30,8 +36,9 @@ constexpr ByteSet printable_without(std::string_view excluded) {
 
 // What each component may hold to need no encoding: the special path, query and fragment sets
 // of url_internal.h, without '\\' (a slash in special URLs) in the path, and without the bytes
-// that end a component ('?' the path, '#' the path and the query), which the scan looks for.
-constexpr ByteSet kPlainPath = printable_without("\"<>^`{}\\?#");
+// that end a component ('/' a path segment, '?' the path, '#' the path and the query), which the
+// scan looks for.
+constexpr ByteSet kPlainSegment = printable_without("\"<>^`{}\\?#/");
 constexpr ByteSet kPlainQuery = printable_without("\"<>'#");
 constexpr ByteSet kPlainFragment = printable_without("\"<>`");
 constexpr ByteSet kHostBytes = [] {
@@ -63,8 +70,46 @@ bool is_plain_ipv4(std::string_view host) {
 // and begin with '.' or '%'. `segment` is what follows a '/'.
 bool may_be_dot_segment(std::string_view segment) {
   if (segment.empty() || (segment[0] != '.' && segment[0] != '%')) return false;
-  size_t end = segment.find_first_of("/?#");
-  return (end == std::string_view::npos ? segment.size() : end) <= 6;
+  size_t size = 1;
+  while (size < segment.size() && size <= 6 && segment[size] != '/' && segment[size] != '?' &&
+         segment[size] != '#')
+    ++size;
+  return size <= 6;
+}
+
+// Where the query and the fragment of a plain path, query and fragment begin (npos when absent),
+// and whether a segment after a '/' may be a dot segment.
+struct PlainTail {
+  size_t query = std::string_view::npos;
+  size_t fragment = std::string_view::npos;
+  bool dot_segment = false;
+};
+
+// Whether in[from, end) is a path (from a '/', or from the first byte of a relative path whose
+// first segment the caller checks), query and fragment that need no percent-encoding.
+bool scan_plain_tail(std::string_view in, size_t from, PlainTail& tail) {
+  const char* const begin = in.data();
+  const char* const end = begin + in.size();
+  auto skip = [end](const char* p, const ByteSet& set) {
+    while (p != end && set[static_cast<unsigned char>(*p)]) ++p;
+    return p;
+  };
+  const char* p = skip(begin + from, kPlainSegment);
+  while (p != end && *p == '/') {
+    ++p;
+    if (may_be_dot_segment(std::string_view(p, static_cast<size_t>(end - p))))
+      tail.dot_segment = true;
+    p = skip(p, kPlainSegment);
+  }
+  if (p != end && *p == '?') {
+    tail.query = static_cast<size_t>(p - begin);
+    p = skip(p + 1, kPlainQuery);
+  }
+  if (p != end && *p == '#') {
+    tail.fragment = static_cast<size_t>(p - begin);
+    p = skip(p + 1, kPlainFragment);
+  }
+  return p == end;
 }
 
 }  // namespace
@@ -114,26 +159,8 @@ bool UrlParser::parse_serialized_http() {
   const size_t end = i;
   if (end < n && in_[end] != '/' && in_[end] != '?' && in_[end] != '#') return false;
 
-  // The path, the query and the fragment.
-  for (; i < n; ++i) {
-    if (in_[i] == '/') {
-      if (may_be_dot_segment(in_.substr(i + 1))) return false;
-    } else if (!kPlainPath[byte(i)]) {
-      break;
-    }
-  }
-  size_t query = std::string_view::npos, fragment = std::string_view::npos;
-  if (i < n && in_[i] == '?') {
-    query = i;
-    for (++i; i < n && kPlainQuery[byte(i)]; ++i) {
-    }
-  }
-  if (i < n && in_[i] == '#') {
-    fragment = i;
-    for (++i; i < n && kPlainFragment[byte(i)]; ++i) {
-    }
-  }
-  if (i != n) return false;
+  PlainTail tail;
+  if (!scan_plain_tail(in_, i, tail) || tail.dot_segment) return false;
 
   // The input is the serialization, with the host lowered and a "/" path added if missing.
   bool add_slash = end == in_.size() || in_[end] != '/';
@@ -152,9 +179,66 @@ bool UrlParser::parse_serialized_http() {
   url_.has_port_ = has_port;
   url_.port_ = static_cast<uint16_t>(port);
   url_.path_start_ = static_cast<uint32_t>(end);
-  if (query != std::string_view::npos) url_.query_start_ = static_cast<uint32_t>(query + shift);
-  if (fragment != std::string_view::npos)
-    url_.fragment_start_ = static_cast<uint32_t>(fragment + shift);
+  if (tail.query != std::string_view::npos)
+    url_.query_start_ = static_cast<uint32_t>(tail.query + shift);
+  if (tail.fragment != std::string_view::npos)
+    url_.fragment_start_ = static_cast<uint32_t>(tail.fragment + shift);
+  return true;
+}
+
+bool UrlParser::parse_plain_relative() {
+  if (base_ == nullptr || !base_->is_http() || in_.empty()) return false;
+  const bool absolute_path = in_[0] == '/';
+  if (absolute_path) {
+    if (in_.size() > 1 && in_[1] == '/') return false;  // "//host": an authority
+  } else {
+    // A ':' before the first '/', '?' or '#' may end a scheme ("mailto:", "c:").
+    for (char c : in_) {
+      if (c == ':') return false;
+      if (c == '/' || c == '?' || c == '#') break;
+    }
+    if (!kPlainSegment[static_cast<unsigned char>(in_[0])]) return false;
+  }
+  PlainTail tail;
+  if (!scan_plain_tail(in_, 0, tail)) return false;
+  if (!absolute_path && may_be_dot_segment(in_)) tail.dot_segment = true;
+
+  // The base's scheme and authority, then (for "a/b") its path up to its last '/', then the
+  // input: what the relative and path states would write.
+  copy_base_authority();
+  url_.path_start_ = pos();
+  if (!absolute_path) {
+    const std::string_view base_path = base_->path();
+    out().append(base_path.substr(0, base_path.rfind('/') + 1));
+  }
+  const size_t path_end = std::min({tail.query, tail.fragment, in_.size()});
+  if (!tail.dot_segment) {
+    out().append(in_.substr(0, path_end));
+  } else {
+    // Segment by segment, as the path state writes them (without the percent-encoding they do
+    // not need), so that finish_segment() resolves each dot segment.
+    const std::string_view path = in_.substr(0, path_end);
+    size_t at = 1;
+    if (!absolute_path) {
+      out().truncate(pos() - 1);  // the base's directory without its last '/', as shortened
+      at = 0;
+    }
+    for (;;) {
+      const size_t slash = std::min(path.find('/', at), path.size());
+      const uint32_t segment = pos();
+      out().push_back('/');
+      out().append(path.substr(at, slash - at));
+      finish_segment(segment, slash < path.size());
+      if (slash == path.size()) break;
+      at = slash + 1;
+    }
+  }
+  const uint32_t shift = static_cast<uint32_t>(pos() - path_end);
+  out().append(in_.substr(path_end));
+  if (tail.query != std::string_view::npos)
+    url_.query_start_ = static_cast<uint32_t>(tail.query + shift);
+  if (tail.fragment != std::string_view::npos)
+    url_.fragment_start_ = static_cast<uint32_t>(tail.fragment + shift);
   return true;
 }
 

@@ -85,7 +85,12 @@ class UrlParser {
   UrlParser(std::string_view input, const Url* base, std::string_view query_encoding, Url& url)
       : in_(input), base_(base), query_encoding_(query_encoding), url_(url) {}
 
-  // UrlError::None once `url` holds the result; on error `url` holds garbage.
+  // The fast paths (url_fast_path.cpp): true, with `url` complete, when the input is an http(s)
+  // URL already in serialized form, or a relative reference to a plain path (and query and
+  // fragment) against an http(s) base; false, with nothing written, otherwise. Both take
+  // printable ASCII only, so input they take needs no tab or newline removed.
+  bool run_fast_paths() { return parse_serialized_http() || parse_plain_relative(); }
+  // The state machine: UrlError::None once `url` holds the result; on error `url` holds garbage.
   UrlError run();
 
  private:
@@ -131,9 +136,8 @@ class UrlParser {
   void shorten_path();
   void begin_path();
 
-  // The fast path (url_fast_path.cpp): true, with the Url complete, when the input is an http(s)
-  // URL already in serialized form; false, with nothing written, otherwise.
   bool parse_serialized_http();
+  bool parse_plain_relative();
   UrlError parse_authority(size_t end);
   UrlError parse_host(std::string_view host);
   UrlError parse_port(std::string_view port);

@@ -65,7 +65,6 @@ void UrlParser::shorten_path() {
 }
 
 UrlError UrlParser::run() {
-  if (parse_serialized_http()) return UrlError::None;
   out().reserve(in_.size() + (base_ ? base_->href_.size() : 0) + 8);
   while (state_ != State::Done) {
     if (state_ >= State::PathStart && !path_begun_) begin_path();
