@@ -31,7 +31,7 @@ constexpr int kRecentTableVersion = 4;
 // A store in it is brought to this one when opened (migrate_keys).
 constexpr int kOneLevelKeysVersion = 3;
 
-// The recent level's size at which a commit merges it into task_keys: 6-8 MiB of memory. Each
+// The recent level's size at which a commit merges it into task_keys: about 6 MiB of memory. Each
 // merge rewrites the pages of task_keys that the new keys land on, which at 10 M tasks is most
 // of them, so a smaller level merges the same pages more often.
 constexpr int64_t kRecentKeys = 1 << 18;
@@ -389,8 +389,6 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
   f.exec("PRAGMA wal_autocheckpoint = 16384");
   f.exec(kSchema);
   if (empty) f.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
-  db->recent.reserve(static_cast<size_t>(db->merge_at));
-  db->read_recent();
   db->get = f.prepare(
       (std::string("SELECT ") + detail::kTaskColumns + " FROM tasks WHERE rowid = ?").c_str());
   // The row of ?3 among the rows of (project ?1, key ?2) in task_keys.
@@ -444,6 +442,8 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
     db->task_seq = std::strtoll(seq.text(0).c_str(), nullptr, 10);
     seq.reset();
   }
+  db->recent.reserve(static_cast<size_t>(db->merge_at));
+  db->read_recent();  // once its statements are prepared: a merge may write with them
   return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db)));
 }
 
