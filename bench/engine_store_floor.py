@@ -4,10 +4,11 @@ SQLite's own settings as SqliteStore sets them, and no squall code in the way.
 
   python3 bench/engine_store_floor.py --tasks 1000000 --variant replace
 
-Variants: `replace` is SqliteStore::put's statement (INSERT OR REPLACE with the rowid looked up
-by key); `insert` a plain INSERT of a task known to be new; `sorted` the same with each batch in
-key order; `nokey` a plain INSERT into the table without its tasks_key index. Batches of 10,000
-rows, one transaction each, as engine_scale commits. Prints rows/s on the wall clock and per
+Variants: `nokey` is what the task store writes for a new task (a plain INSERT into the table
+and its ready indexes; the keys of new tasks are held in memory and merged into the key index
+in batches); the others add one index of every key, as earlier layouts did: `replace` with
+INSERT OR REPLACE and the rowid looked up by key, `insert` a plain INSERT, `sorted` the same with
+each batch in key order. Batches of 10,000 rows, one transaction each, as engine_scale commits. Prints rows/s on the wall clock and per
 CPU-second (what a loaded machine still measures), not counting the time Python takes to build
 the rows.
 """
