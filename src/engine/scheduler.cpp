@@ -169,6 +169,10 @@ struct Scheduler::ProjectState {
   explicit ProjectState(FailurePauseOptions pause_options) : pause(pause_options) {}
 
   bool busy(const std::string& taskid) const { return in_work.count(taskid) != 0; }
+  // A request the project drops unread: its taskid is known, and no rule could restart it.
+  bool drops_known(const CrawlTask& task) const {
+    return !may_restart(task.schedule) && known.contains(task.taskid);
+  }
 
   void count(CounterKind event, double now) {
     counters.event(event, now);
@@ -283,7 +287,7 @@ Task<RequestCounts> Scheduler::request(std::vector<CrawlTask> tasks) {
     // Most of a page's follows are taskids the project knows, with no rule that could restart
     // them: dropped here, without a handle() frame each.
     ProjectState* p = find(task.project);
-    if (p && p->info.active() && !may_restart(task.schedule) && p->known.contains(task.taskid)) {
+    if (p && p->info.active() && p->drops_known(task)) {
       ++counts.dropped;
       continue;
     }
@@ -307,7 +311,7 @@ Task<void> Scheduler::handle(CrawlTask task, RequestCounts& counts) {
     co_return;
   }
   const TaskSchedule& s = task.schedule;
-  if (!may_restart(s) && p->known.contains(task.taskid)) {
+  if (p->drops_known(task)) {
     ++counts.dropped;
     co_return;
   }

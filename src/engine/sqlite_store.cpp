@@ -273,16 +273,17 @@ struct SqliteStore::Db {
 
   // Moves the recent level's keys into task_keys, in key order, within the open transaction.
   void merge_keys() {
+    if (recent.empty()) return;
     std::vector<std::array<int64_t, 3>> entries;
     entries.reserve(recent.size());
     recent.each([&](int64_t project, int64_t key, int64_t row) {
       entries.push_back({project, key, row});
-      merged_row = std::max(merged_row, row);
     });
     std::sort(entries.begin(), entries.end());
     file->begin();
     for (const auto& [project, key, row] : entries)
       add_key.bind(1, project).bind(2, key).bind(3, row).run("merge a task's key");
+    merged_row = recent.first_row() + static_cast<int64_t>(recent.size()) - 1;
     save_merged.bind(1, std::to_string(merged_row)).run("store the last merge");
     recent.clear();
   }

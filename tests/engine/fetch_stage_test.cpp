@@ -508,10 +508,12 @@ TEST_F(FetchStageTest, AFetchLongerThanItsLeasesLifeKeepsTheHostUntilItEnds) {
   auto body = [&]() -> Task<void> {
     test::RedisServer redis;
     RedisClient client(redis.url());
-    HostLeases leases(client, {.per_host = 1, .lease_ttl = 300ms, .busy_retry = 10ms});
-    HostLeases other(client, {.per_host = 1, .lease_ttl = 300ms, .busy_retry = 10ms});
+    // Renewed every quarter of its second, the lease outlives a stall of the loop of up to
+    // about half a second (a loaded machine); without renewal it expires a third into the fetch.
+    HostLeases leases(client, {.per_host = 1, .lease_ttl = 1s, .busy_retry = 10ms});
+    HostLeases other(client, {.per_host = 1, .lease_ttl = 1s, .busy_retry = 10ms});
     Site a;
-    a.page_time = 1500ms;
+    a.page_time = 3s;
     http::HttpServer sa(a.handler());
     sa.listen(Address::parse("127.0.0.1:0"));
     std::string host = "127.0.0.1:" + std::to_string(sa.port());

@@ -18,7 +18,6 @@ namespace squall {
 namespace {
 
 using nlohmann::json;
-using SqliteStoreTest = test::LoopTest;
 
 CrawlTask active(const std::string& url, int priority = 0, double exetime = 0) {
   CrawlTask t = CrawlTask::for_url("p", url);
@@ -26,6 +25,22 @@ CrawlTask active(const std::string& url, int priority = 0, double exetime = 0) {
   t.schedule.exetime = exetime;
   return t;
 }
+
+class SqliteStoreTest : public test::LoopTest {
+ protected:
+  // A store at `path` holding http://h/0 to http://h/99, merged into task_keys every `merge_at`
+  // new tasks; and a check that an open store finds each of them.
+  void store_hundred_tasks(const std::filesystem::path& path, int64_t merge_at) {
+    auto store = SqliteStore::open(path);
+    store->merge_keys_at(merge_at);
+    for (int i = 0; i < 100; ++i) run(store->put(active("http://h/" + std::to_string(i)), i + 1));
+    run(store->commit());
+  }
+  void expect_hundred_tasks(SqliteStore& store) {
+    for (int i = 0; i < 100; ++i)
+      EXPECT_TRUE(run(store.get("p", default_taskid("http://h/" + std::to_string(i))))) << i;
+  }
+};
 
 TEST_F(SqliteStoreTest, ReadyTasksComeByPriorityThenSeqAfterACursor) {
   test::TempDir dir;
@@ -271,19 +286,14 @@ TEST_F(SqliteStoreTest, OneTaskidInTwoProjectsIsTwoTasksWhicheverLevelHoldsThem)
 TEST_F(SqliteStoreTest, AStoreWhoseKeysWereOneIndexIsBroughtToTwoLevelsWhenOpened) {
   test::TempDir dir;
   auto path = dir.path() / "s.db";
-  {
-    auto store = SqliteStore::open(path);
-    for (int i = 0; i < 100; ++i) run(store->put(active("http://h/" + std::to_string(i)), i + 1));
-    run(store->commit());
-  }
+  store_hundred_tasks(path, 1000);  // no merge: every key stays in the recent level
   // What the layout before (version 3) looked like: the same tasks, their keys in one index.
   exec_on(path,
           "CREATE INDEX tasks_key ON tasks(project, key); DROP TABLE task_keys; "
           "PRAGMA user_version = 3");
   {
     auto store = SqliteStore::open(path);
-    for (int i = 0; i < 100; ++i)
-      EXPECT_TRUE(run(store->get("p", default_taskid("http://h/" + std::to_string(i))))) << i;
+    expect_hundred_tasks(*store);
     // Stored again, a task replaces its row rather than adding one.
     run(store->put(active("http://h/7", 3), 200));
     run(store->put(active("http://h/new"), 201));
@@ -300,12 +310,7 @@ TEST_F(SqliteStoreTest, AStoreWhoseKeysWereOneIndexIsBroughtToTwoLevelsWhenOpene
 TEST_F(SqliteStoreTest, AStoreWhoseRecentKeysWereATableHasThemMergedWhenOpened) {
   test::TempDir dir;
   auto path = dir.path() / "s.db";
-  {
-    auto store = SqliteStore::open(path);
-    store->merge_keys_at(1);
-    for (int i = 0; i < 100; ++i) run(store->put(active("http://h/" + std::to_string(i)), i + 1));
-    run(store->commit());
-  }
+  store_hundred_tasks(path, 1);
   ASSERT_EQ(rows_of(path, "task_keys"), 100);
   // What layout 4 looked like: the keys of the rows after the last merge in task_keys_recent.
   exec_on(path,
@@ -316,8 +321,7 @@ TEST_F(SqliteStoreTest, AStoreWhoseRecentKeysWereATableHasThemMergedWhenOpened) 
           "PRAGMA user_version = 4");
   {
     auto store = SqliteStore::open(path);
-    for (int i = 0; i < 100; ++i)
-      EXPECT_TRUE(run(store->get("p", default_taskid("http://h/" + std::to_string(i))))) << i;
+    expect_hundred_tasks(*store);
     run(store->put(active("http://h/80", 3), 200));
     run(store->commit());
     EXPECT_EQ(run(store->recount("p"))[static_cast<size_t>(CounterKind::Pending)], 100);
