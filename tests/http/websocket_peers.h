@@ -69,10 +69,13 @@ struct WsPeerServer {
         process(Process::start(ws_peer_argv(kind, "server", std::to_string(port), compression))) {
     wait_for_port(port, kind.name, &process);
   }
-  // Waits until the peer has printed how `n` connections closed; its output.
+  // Waits until the peer has printed how `n` connections closed; its output up to its last
+  // whole line. The output is a file the peer may be writing while it is read, so a line read
+  // without its newline may still be missing its code or reason.
   std::string closes(size_t n) {
     for (int i = 0; i < 500; ++i) {
       std::string out = process.output();
+      out.erase(out.rfind('\n') + 1);
       size_t count = 0;
       for (size_t at = out.find("closed "); at != std::string::npos;
            at = out.find("closed ", at + 1))
