@@ -180,14 +180,8 @@ TEST_F(DashboardTest, ThePageShowsTheCrawlLiveAndItsPauseButtonStopsTheFetches) 
                             "0", "--per-host", "4", "--state", (work.path() / "c.db").string()},
                            work.path());
   int port = 0;
-  const std::string prefix = "Dashboard: http://127.0.0.1:";
-  for (int i = 0; i < 600 && port == 0; ++i) {
-    std::string out = crawl.output();
-    if (size_t at = out.find(prefix); at != std::string::npos)
-      port = std::atoi(out.c_str() + at + prefix.size());
-    else
-      std::this_thread::sleep_for(50ms);
-  }
+  for (int i = 0; i < 600 && (port = test::dashboard_port(crawl.output())) == 0; ++i)
+    std::this_thread::sleep_for(50ms);
   ASSERT_GT(port, 0) << crawl.output();
   std::string dashboard = "http://127.0.0.1:" + std::to_string(port) + "/";
   Chromium chromium;

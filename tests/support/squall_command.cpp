@@ -100,7 +100,9 @@ std::string await_output(Process& p, std::string_view text) {
 int dashboard_port(const std::string& output) {
   const std::string prefix = "Dashboard: http://127.0.0.1:";
   size_t at = output.find(prefix);
-  if (at == std::string::npos) return 0;
+  // A line read while it is being written may lack the port's last digits: only a whole one
+  // counts.
+  if (at == std::string::npos || output.find('\n', at) == std::string::npos) return 0;
   return std::atoi(output.c_str() + at + prefix.size());
 }
 
