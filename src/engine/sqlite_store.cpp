@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <limits>
 #include <unordered_map>
 
 #include "squall/core/error.h"
 
+#include "held_rows.h"
 #include "recent_keys.h"
 #include "squall/crawl/jsonl.h"
 #include "squall/crawl/seen.h"
@@ -153,35 +155,44 @@ void migrate_keys(SqliteFile& f, int version) {
   f.commit();
 }
 
-// A dict as stored: NULL for an empty one. `text` is a buffer reused from task to task (SQLite
-// copies what is bound).
-void bind_dict(SqliteStatement& s, int i, const json& dict, std::string& text) {
-  if (!dict.is_object() || dict.empty()) {
-    s.bind_null(i);
-    return;
-  }
-  text.clear();
-  append_json(text, dict);
-  s.bind(i, text);
+// Gives `put` status, rank, exetime, seq, retries, retried, age, itag and flags, in that order:
+// the nine columns that every write of a task stores.
+template <class Put>
+void state_values(const CrawlTask& t, int64_t seq, Put&& put) {
+  const TaskSchedule& sc = t.schedule;
+  put(static_cast<int64_t>(t.status));
+  put(-static_cast<int64_t>(sc.priority));
+  put(sc.exetime);
+  put(seq);
+  put(static_cast<int64_t>(sc.retries));
+  put(static_cast<int64_t>(sc.retried));
+  put(sc.age);
+  if (sc.itag.empty())
+    put(nullptr);
+  else
+    put(std::string_view(sc.itag));
+  put(static_cast<int64_t>(detail::task_flags(sc)));
 }
 
-// status, rank, exetime, seq, retries, retried, age, itag, flags: the nine columns from `first`
-// that put and update both write.
-void bind_state(SqliteStatement& s, int first, const CrawlTask& t, int64_t seq) {
-  const TaskSchedule& sc = t.schedule;
-  s.bind(first, static_cast<int>(t.status))
-      .bind(first + 1, -static_cast<int64_t>(sc.priority))
-      .bind(first + 2, sc.exetime)
-      .bind(first + 3, seq)
-      .bind(first + 4, sc.retries)
-      .bind(first + 5, sc.retried)
-      .bind(first + 6, sc.age);
-  if (sc.itag.empty())
-    s.bind_null(first + 7);
-  else
-    s.bind(first + 7, sc.itag);
-  s.bind(first + 8, detail::task_flags(sc));
+// Gives `put` a task row's columns from project to updatetime, in the table's order.
+template <class Put>
+void row_values(const CrawlTask& t, int64_t project, int64_t key, int64_t seq, Put&& put) {
+  put(project);
+  put(key);
+  put(std::string_view(t.taskid));
+  put(std::string_view(t.url));
+  state_values(t, seq, put);
+  put(t.fetch);
+  put(t.process);
+  put(t.track);
+  put(t.lastcrawltime);
+  put(t.updatetime);
 }
+constexpr int kRowColumns = 18;
+
+// New rows are held and written up to kInsertRows to an INSERT: SQLite's work for a statement
+// (its program's start, its cursors, its end) is then shared by the rows.
+constexpr size_t kInsertRows = 32;
 
 // A statement's columns as detail::read_task_row reads them.
 struct SqliteRow {
@@ -210,9 +221,17 @@ double max_or_infinite(double v) {
 struct SqliteStore::Db {
   std::unique_ptr<SqliteFile> file;
   std::filesystem::path path;
-  SqliteStatement get, find, row_has, insert_row, replace_row, add_key, save_merged, update_row,
-      ready, delayed, upsert, result, results, count, save_counters, save_seq;
+  SqliteStatement get, find, row_has, replace_row, add_key, save_merged, update_row, ready, delayed,
+      upsert, result, results, count, save_counters, save_seq;
   std::string text;  // a dict's JSON text while it is bound
+
+  // New rows not yet written: their rowid, then their columns. Their keys are in `recent`
+  // already; whatever reads or rewrites task rows writes them first (write_held).
+  detail::HeldRows held{1 + kRowColumns};
+  int64_t next_row = 1;  // the rowid of the next new task: the table's last plus one
+  // INSERTs of 1, 2, 4, ..., kInsertRows rows, each prepared when first used.
+  std::array<SqliteStatement, std::bit_width(kInsertRows)> insert_rows;
+  std::array<bool, std::bit_width(kInsertRows)> insert_prepared{};
   // The highest task seq stored, and whether the meta row that keeps it lags behind.
   int64_t task_seq = 0;
   bool task_seq_dirty = false;
@@ -232,6 +251,7 @@ struct SqliteStore::Db {
 
   // The rowid of the project's task with this taskid, or -1.
   int64_t row_of(int64_t project, std::string_view taskid) {
+    write_held();
     int64_t key = task_key(taskid);
     int64_t row = -1;
     bool recent_row = recent.find(key, project, [&](int64_t candidate) {
@@ -288,23 +308,75 @@ struct SqliteStore::Db {
     recent.clear();
   }
 
-  // Stores the task in row `row`, or in a new row with its key when `row` is -1. A new row is a
-  // plain INSERT and a stored one an UPDATE of every column: INSERT OR REPLACE would make SQLite
-  // open a statement journal for each task (a replace may delete index entries, and a NOT NULL
-  // column may abort), which cost as much as the insert itself.
+  // Stores the task in row `row`, or in a new row with its key when `row` is -1. A new row is
+  // held for a multi-row INSERT, with the next rowid; a stored one is an UPDATE of every column:
+  // INSERT OR REPLACE would make SQLite open a statement journal for each task (a replace may
+  // delete index entries, and a NOT NULL column may abort), which cost as much as the insert
+  // itself.
   void write(const CrawlTask& t, int64_t seq, int64_t project, int64_t row) {
-    SqliteStatement& s = row < 0 ? insert_row : replace_row;
     int64_t key = task_key(t.taskid);
-    s.bind(1, project).bind(2, key).bind(3, t.taskid).bind(4, t.url);
-    bind_state(s, 5, t, seq);
-    bind_dict(s, 14, t.fetch, text);
-    bind_dict(s, 15, t.process, text);
-    bind_dict(s, 16, t.track, text);
-    s.bind(17, t.lastcrawltime).bind(18, t.updatetime);
-    if (row >= 0) s.bind(19, row);
-    s.run("store a task");
-    if (row < 0) add_recent(sqlite3_last_insert_rowid(file->handle()), key, project);
+    if (row >= 0) {
+      row_values(t, project, key, seq, detail::StatementBinder(replace_row, 1, text));
+      replace_row.bind(kRowColumns + 1, row).run("store a task");
+    } else {
+      row = next_row++;
+      held(row);
+      row_values(t, project, key, seq, held);
+      add_recent(row, key, project);
+      if (held.rows() == kInsertRows) write_held();
+    }
     saw_seq(seq);
+  }
+
+  // Inserts the held rows, as many to a statement as a power of two allows. They are dropped
+  // even when SQLite refuses them, as a refused INSERT of one row would be.
+  void write_held() {
+    if (held.empty()) return;
+    size_t from = 0, rows = held.rows();
+    try {
+      while (from < rows) {
+        size_t n = std::bit_floor(std::min(rows - from, kInsertRows));
+        SqliteStatement& s = insert_statement(n);
+        held.bind(s, from, n);
+        s.run("store new tasks");
+        from += n;
+      }
+    } catch (...) {
+      held.clear();
+      throw;
+    }
+    held.clear();
+  }
+
+  SqliteStatement& insert_statement(size_t rows) {
+    size_t i = static_cast<size_t>(std::countr_zero(rows));
+    if (!insert_prepared[i]) {
+      std::string sql =
+          "INSERT INTO tasks(rowid, project, key, taskid, url, status, rank, exetime, seq, "
+          "retries, retried, age, itag, flags, fetch, process, track, lastcrawltime, updatetime) "
+          "VALUES ";
+      for (size_t r = 0; r < rows; ++r) {
+        sql += r ? ",(" : "(";
+        for (int c = 0; c <= kRowColumns; ++c) sql += c ? ",?" : "?";
+        sql += ")";
+      }
+      insert_rows[i] = file->prepare(sql.c_str());
+      insert_prepared[i] = true;
+    }
+    return insert_rows[i];
+  }
+
+  // Writes the held rows, merges the recent level once it is due, stores the last seq, and
+  // commits.
+  void commit() {
+    write_held();
+    if (static_cast<int64_t>(recent.size()) >= merge_at) merge_keys();
+    if (task_seq_dirty) {
+      file->begin();
+      save_seq.bind(1, std::to_string(task_seq)).run("store the last seq");
+      task_seq_dirty = false;
+    }
+    file->commit();
   }
 
   std::unordered_map<std::string, int64_t> project_ids;
@@ -397,12 +469,8 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
       "SELECT rowid FROM tasks WHERE rowid IN (SELECT row FROM task_keys WHERE project = ?1 AND "
       "key = ?2) AND taskid = ?3");
   db->row_has = f.prepare("SELECT 1 FROM tasks WHERE rowid = ? AND taskid = ?");
-  // A new task gets the next rowid, at the end of the table; a task stored again keeps its row
-  // (its rowid, so its place in browsing).
-  db->insert_row = f.prepare(
-      "INSERT INTO tasks(project, key, taskid, url, status, rank, exetime, seq, retries, "
-      "retried, age, itag, flags, fetch, process, track, lastcrawltime, updatetime) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+  // A new task gets the next rowid, at the end of the table (write_held); a task stored again
+  // keeps its row (its rowid, so its place in browsing).
   db->replace_row = f.prepare(
       "UPDATE tasks SET project = ?1, key = ?2, taskid = ?3, url = ?4, status = ?5, rank = ?6, "
       "exetime = ?7, seq = ?8, retries = ?9, retried = ?10, age = ?11, itag = ?12, flags = ?13, "
@@ -443,13 +511,25 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::filesystem::path& path
     db->task_seq = std::strtoll(seq.text(0).c_str(), nullptr, 10);
     seq.reset();
   }
+  SqliteStatement last = f.prepare("SELECT max(rowid) FROM tasks");
+  if (last.step("read the last task row")) {
+    db->next_row = last.int64(0) + 1;
+    last.reset();
+  }
   db->recent.reserve(static_cast<size_t>(db->merge_at));
   db->read_recent();  // once its statements are prepared: a merge may write with them
   return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db)));
 }
 
 SqliteStore::SqliteStore(std::unique_ptr<Db> db) : db_(std::move(db)) {}
-SqliteStore::~SqliteStore() = default;
+SqliteStore::~SqliteStore() {
+  // Closing commits, as the file would commit its open transaction: the held rows and the last
+  // seq go with it.
+  try {
+    db_->commit();
+  } catch (const std::exception&) {
+  }
+}
 
 void SqliteStore::merge_keys_at(int64_t entries) noexcept {
   db_->merge_at = entries;
@@ -506,10 +586,15 @@ Task<void> SqliteStore::update(const CrawlTask& t, int64_t seq) {
   }
   SqliteStatement& s = db_->update_row;
   auto write = [&](int64_t rowid) {
-    s.bind(1, project).bind(2, t.taskid);
-    bind_state(s, 3, t, seq);
-    bind_dict(s, 12, t.track, db_->text);
-    s.bind(13, t.lastcrawltime).bind(14, t.updatetime).bind(15, rowid).run("update a task");
+    detail::StatementBinder put(s, 1, db_->text);
+    put(project);
+    put(std::string_view(t.taskid));
+    state_values(t, seq, put);
+    put(t.track);
+    put(t.lastcrawltime);
+    put(t.updatetime);
+    put(rowid);
+    s.run("update a task");
   };
   if (row >= 0) write(row);
   if (row < 0 || db_->file->changes() == 0) {
@@ -523,6 +608,7 @@ Task<void> SqliteStore::update(const CrawlTask& t, int64_t seq) {
 Task<std::vector<QueuedTask>> SqliteStore::ready(std::string project, std::optional<ReadyKey> after,
                                                  size_t limit) {
   std::vector<QueuedTask> out;
+  db_->write_held();
   int64_t id = db_->project_id(project, false);
   if (id < 0) co_return out;
   SqliteStatement& s = db_->ready;
@@ -541,6 +627,7 @@ Task<std::vector<QueuedTask>> SqliteStore::ready(std::string project, std::optio
 Task<std::vector<QueuedTask>> SqliteStore::delayed(std::string project,
                                                    std::optional<DelayKey> after, size_t limit) {
   std::vector<QueuedTask> out;
+  db_->write_held();
   int64_t id = db_->project_id(project, false);
   if (id < 0) co_return out;
   SqliteStatement& s = db_->delayed;
@@ -561,6 +648,7 @@ Task<int64_t> SqliteStore::last_seq() {
 
 Task<void> SqliteStore::each_taskid(std::string project,
                                     std::function<void(const std::string&)> fn) {
+  db_->write_held();
   int64_t id = db_->project_id(project, false);
   if (id < 0) co_return;
   // In rowid order: a scan of the table.
@@ -576,6 +664,7 @@ Task<void> SqliteStore::each_taskid(std::string project,
 
 Task<CounterValues> SqliteStore::recount(std::string project) {
   CounterValues v{};
+  db_->write_held();
   int64_t id = db_->project_id(project, false);
   if (id < 0) co_return v;
   SqliteStatement s =
@@ -603,13 +692,7 @@ Task<void> SqliteStore::save_counters(std::string project, const json& counters)
 }
 
 Task<void> SqliteStore::commit() {
-  if (static_cast<int64_t>(db_->recent.size()) >= db_->merge_at) db_->merge_keys();
-  if (db_->task_seq_dirty) {
-    db_->file->begin();
-    db_->save_seq.bind(1, std::to_string(db_->task_seq)).run("store the last seq");
-    db_->task_seq_dirty = false;
-  }
-  db_->file->commit();
+  db_->commit();
   co_return;
 }
 
@@ -730,6 +813,7 @@ Task<SqliteStore::TaskPage> SqliteStore::browse_tasks(std::string project,
                                                       std::string url_contains, std::string cursor,
                                                       size_t limit) {
   TaskPage page;
+  db_->write_held();
   int64_t after = row_cursor(cursor);
   int64_t id = db_->project_id(project, false);
   if (id < 0 || limit == 0) co_return page;

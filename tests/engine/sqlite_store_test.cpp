@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <numeric>
 
 #include "squall/core/error.h"
 #include "support/loop_fixture.h"
@@ -242,6 +243,52 @@ TEST_F(SqliteStoreTest, TasksAreFoundReplacedAndUpdatedWhicheverLevelTheirKeysAr
   for (int i = 0; i < kTasks; ++i)
     EXPECT_EQ(ids[static_cast<size_t>(i) + 1], default_taskid(url_of(i)));
   EXPECT_EQ(ids.back(), late.taskid);
+}
+
+// New tasks are held and written several to an INSERT; held or written, they are found, read
+// in dispatch order, updated and kept in the order they were stored, and closing the store
+// writes those still held, as it commits the rest.
+TEST_F(SqliteStoreTest, NewTasksWrittenSeveralToAStatementAreFoundReadAndKeptInOrder) {
+  test::TempDir dir;
+  auto path = dir.path() / "s.db";
+  auto url_of = [](int i) { return "http://h/" + std::to_string(i); };
+  constexpr int kTasks = 77;  // two whole statements' worth, then 13 held
+  {
+    auto store = SqliteStore::open(path);
+    for (int i = 0; i < kTasks; ++i) run(store->insert(active(url_of(i), i % 3), i + 1));
+    auto last = run(store->get("p", default_taskid(url_of(kTasks - 1))));
+    ASSERT_TRUE(last);
+    EXPECT_EQ(last->schedule.priority, (kTasks - 1) % 3);
+    for (int i = kTasks; i < kTasks + 5; ++i) run(store->insert(active(url_of(i)), i + 1));
+    auto ready = run(store->ready("p", std::nullopt, 1000));
+    ASSERT_EQ(ready.size(), static_cast<size_t>(kTasks + 5));
+    std::vector<int> order(kTasks + 5);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [](int a, int b) {
+      return (a < kTasks ? a % 3 : 0) > (b < kTasks ? b % 3 : 0);
+    });
+    for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(ready[i].task.url, url_of(order[i])) << i;
+    CrawlTask done = active(url_of(kTasks + 4));
+    done.status = TaskStatus::Success;
+    run(store->update(done, 0));
+    run(store->commit());
+    for (int i = kTasks + 5; i < kTasks + 8; ++i) run(store->insert(active(url_of(i)), i + 1));
+  }
+  auto store = SqliteStore::open(path);
+  std::vector<std::string> ids;
+  run(store->each_taskid("p", [&](const std::string& id) { ids.push_back(id); }));
+  ASSERT_EQ(ids.size(), static_cast<size_t>(kTasks + 8));
+  for (int i = 0; i < kTasks + 8; ++i)
+    EXPECT_EQ(ids[static_cast<size_t>(i)], default_taskid(url_of(i)));
+  CounterValues v = run(store->recount("p"));
+  EXPECT_EQ(v[static_cast<size_t>(CounterKind::Success)], 1);
+  EXPECT_EQ(v[static_cast<size_t>(CounterKind::Pending)], kTasks + 7);
+  EXPECT_EQ(run(store->last_seq()), kTasks + 8);
+  // A new task after reopening takes the row after the last one.
+  run(store->insert(active("http://h/new"), kTasks + 9));
+  ids.clear();
+  run(store->each_taskid("p", [&](const std::string& id) { ids.push_back(id); }));
+  EXPECT_EQ(ids.back(), default_taskid("http://h/new"));
 }
 
 // One URL in two projects is two tasks with one taskid: each project finds and replaces its

@@ -1,0 +1,121 @@
+// HeldRows: rows of statement parameters held in memory until one multi-row statement binds
+// them, and StatementBinder, which binds the same values at once. Both take the values a row
+// producer passes them one by one, in parameter order: NULL, integers, reals, text, and the
+// engine's dicts (a dict is stored as its JSON text, NULL when empty). SqliteStore holds its new
+// task rows in one to insert them several to a statement (sqlite_store.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "squall/crawl/jsonl.h"
+#include "squall/crawl/sqlite_file.h"
+
+namespace squall::detail {
+
+// Whether a dict is stored as NULL: an empty one (or one that is not an object).
+inline bool stored_as_null(const nlohmann::json& dict) {
+  return !dict.is_object() || dict.empty();
+}
+
+// Binds each value it is given to the next parameter, from `first`. `text` is a buffer for a
+// dict's JSON text, reused from dict to dict (SQLite copies what is bound).
+class StatementBinder {
+ public:
+  StatementBinder(SqliteStatement& s, int first, std::string& text)
+      : s_(s), next_(first), text_(text) {}
+  void operator()(std::nullptr_t) { s_.bind_null(next_++); }
+  void operator()(int64_t v) { s_.bind(next_++, v); }
+  void operator()(double v) { s_.bind(next_++, v); }
+  void operator()(std::string_view v) { s_.bind(next_++, v); }
+  void operator()(const nlohmann::json& dict) {
+    if (stored_as_null(dict)) {
+      s_.bind_null(next_++);
+      return;
+    }
+    text_.clear();
+    append_json(text_, dict);
+    s_.bind(next_++, text_);
+  }
+
+ private:
+  SqliteStatement& s_;
+  int next_;
+  std::string& text_;
+};
+
+// Rows of `width` values each: numbers as given, text (and dicts' JSON text) copied into one
+// buffer, so that what they came from may go at once.
+class HeldRows {
+ public:
+  explicit HeldRows(size_t width) : width_(width) {}
+
+  void operator()(std::nullptr_t) { values_.push_back({Kind::Null}); }
+  void operator()(int64_t v) { values_.push_back({Kind::Integer, v}); }
+  void operator()(double v) { values_.push_back({Kind::Real, 0, v}); }
+  void operator()(std::string_view v) {
+    values_.push_back({Kind::Text, 0, 0, text_.size(), v.size()});
+    text_.append(v);
+  }
+  void operator()(const nlohmann::json& dict) {
+    if (stored_as_null(dict)) {
+      values_.push_back({Kind::Null});
+      return;
+    }
+    size_t at = text_.size();
+    append_json(text_, dict);
+    values_.push_back({Kind::Text, 0, 0, at, text_.size() - at});
+  }
+
+  // Rows whose `width` values have all been given.
+  size_t rows() const noexcept { return values_.size() / width_; }
+  bool empty() const noexcept { return values_.empty(); }
+
+  // Binds `count` rows from row `from` to parameters 1, 2, ... of `s`.
+  void bind(SqliteStatement& s, size_t from, size_t count) const {
+    int param = 1;
+    for (size_t i = from * width_; i < (from + count) * width_; ++i, ++param) {
+      const Value& v = values_[i];
+      switch (v.kind) {
+        case Kind::Null:
+          s.bind_null(param);
+          break;
+        case Kind::Integer:
+          s.bind(param, v.integer);
+          break;
+        case Kind::Real:
+          s.bind(param, v.real);
+          break;
+        case Kind::Text:
+          s.bind(param, std::string_view(text_).substr(v.at, v.size));
+          break;
+      }
+    }
+  }
+
+  // Drops every row, keeping the memory for the next ones.
+  void clear() noexcept {
+    values_.clear();
+    text_.clear();
+  }
+
+ private:
+  enum class Kind : uint8_t { Null, Integer, Real, Text };
+  struct Value {
+    Kind kind;
+    int64_t integer = 0;
+    double real = 0;
+    size_t at = 0, size = 0;  // where its text is in text_
+  };
+
+  size_t width_;
+  std::vector<Value> values_;
+  std::string text_;
+};
+
+}  // namespace squall::detail
