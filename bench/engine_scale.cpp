@@ -81,7 +81,7 @@ Task<int> run(const std::string& path, long tasks, long batch, long dispatch, si
       std::vector<Dispatch> ds = co_await scheduler.select(1000);
       if (ds.empty()) break;
       for (const Dispatch& d : ds) {
-        co_await scheduler.outcome(StatusPack::of(d, true, nlohmann::json::object()));
+        co_await scheduler.outcome(StatusPack::of(d, true, JsonText()));
         ++answered;
       }
       if (answered % 10000 < 1000) co_await scheduler.commit();

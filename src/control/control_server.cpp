@@ -499,7 +499,8 @@ json task_summary(const CrawlTask& t) {
               {"retried", t.schedule.retried},
               {"lastcrawltime", t.lastcrawltime},
               {"updatetime", t.updatetime}};
-  if (auto f = t.track.find("fetch"); f != t.track.end() && f->is_object()) {
+  const json track = t.track.read();
+  if (auto f = track.find("fetch"); f != track.end() && f->is_object()) {
     out["status_code"] = f->value("status_code", json());
     out["error"] = f->value("error", json());
   }

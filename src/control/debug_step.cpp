@@ -64,9 +64,9 @@ Task<DebugStep> run_debug_step(ProjectRuntime& runtime, Fetcher& fetcher, CrawlT
 }
 
 json DebugStep::to_json(size_t html_limit) const {
-  auto found = output.status.track.find("process");
-  const json process =
-      found != output.status.track.end() && found->is_object() ? *found : json::object();
+  const json track = output.status.track.read();
+  auto found = track.find("process");
+  const json process = found != track.end() && found->is_object() ? *found : json::object();
   json follows = json::array();
   json messages = json::array();
   for (const CrawlTask& f : output.follows) {

@@ -353,6 +353,26 @@ void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
+void append_json_number(std::string& out, double d) {
+  if (!std::isfinite(d)) {
+    out.append("null");
+    return;
+  }
+  char digits[32];
+  auto end = std::to_chars(digits, digits + sizeof digits, d).ptr;
+  std::string_view text(digits, static_cast<size_t>(end - digits));
+  out.append(text);
+  // Without a fraction or an exponent it would read back as an integer.
+  if (text.find_first_of(".e") == std::string_view::npos) out.append(".0");
+}
+
+JsonObjectWriter& JsonObjectWriter::integer(std::string_view key, int64_t v) {
+  char digits[24];
+  auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+  this->key(key).append(digits, end);
+  return *this;
+}
+
 void append_json(std::string& out, const nlohmann::json& value) {
   using Type = nlohmann::json::value_t;
   char digits[32];
@@ -397,19 +417,9 @@ void append_json(std::string& out, const nlohmann::json& value) {
       out.append(digits, end);
       return;
     }
-    case Type::number_float: {
-      double d = value.get<double>();
-      if (!std::isfinite(d)) {
-        out.append("null");
-        return;
-      }
-      auto end = std::to_chars(digits, digits + sizeof digits, d).ptr;
-      std::string_view text(digits, static_cast<size_t>(end - digits));
-      out.append(text);
-      // Without a fraction or an exponent it would read back as an integer.
-      if (text.find_first_of(".e") == std::string_view::npos) out.append(".0");
+    case Type::number_float:
+      append_json_number(out, value.get<double>());
       return;
-    }
     case Type::binary:
     case Type::discarded:
     case Type::null:

@@ -156,7 +156,7 @@ json CrawlTask::to_json() const {
           {"schedule", schedule.to_json()},
           {"fetch", fetch},
           {"process", process},
-          {"track", track},
+          {"track", track.read()},
           {"lastcrawltime", lastcrawltime},
           {"updatetime", updatetime}};
 }
@@ -182,7 +182,9 @@ CrawlTask CrawlTask::from_json(const json& j, std::string_view project) {
   if (auto it = j.find("schedule"); it != j.end()) t.schedule = TaskSchedule::from_json(*it);
   read_object(j, "fetch", t.fetch);
   read_object(j, "process", t.process);
-  read_object(j, "track", t.track);
+  json track;
+  read_object(j, "track", track);
+  t.track = JsonText(track);
   read(j, "lastcrawltime", t.lastcrawltime);
   read(j, "updatetime", t.updatetime);
   return t;

@@ -113,6 +113,13 @@ class Reader {
     if (j.is_discarded()) fail("a JSON field does not parse");
     return j;
   }
+  // A JSON object's text, checked but not parsed into a value: the scheduler stores it as it is.
+  JsonText object_text() {
+    std::string_view text = bytes();
+    if (!text.empty() && (text.front() != '{' || !json::accept(text)))
+      fail("a JSON object field is not one");
+    return JsonText::of_text(std::string(text));
+  }
   CrawlTask task() {
     json j = json_text();
     try {
@@ -226,7 +233,7 @@ std::string encode_output(const ProcessOutput& o) {
   w.bytes(o.status.taskid);
   w.u64(o.status.token);
   w.u64(o.status.ok ? 1 : 0);
-  w.json_text(o.status.track);
+  w.bytes(o.status.track.text());
   w.u64(o.follows.size());
   for (const CrawlTask& t : o.follows) w.task(t);
   w.u64(o.result ? 1 : 0);
@@ -246,7 +253,7 @@ ProcessOutput decode_output(std::string_view bytes) {
   o.status.taskid = r.bytes();
   o.status.token = r.u64();
   o.status.ok = r.flag();
-  o.status.track = r.json_text();
+  o.status.track = r.object_text();
   size_t follows = r.count();
   o.follows.reserve(follows);
   for (size_t i = 0; i < follows; ++i) o.follows.push_back(r.task());

@@ -6,6 +6,7 @@
 #include "fetch_field.h"
 #include "squall/core/seconds.h"
 #include "squall/crawl/data_url.h"
+#include "squall/crawl/jsonl.h"
 #include "squall/crawl/robots.h"
 #include "squall/crawl/sniff.h"
 #include "squall/http/cookies.h"
@@ -74,18 +75,19 @@ json FetchResult::to_json() const {
 }
 
 // Built key by key: an initializer list would copy every value once more, on every task.
-json FetchResult::track() const {
-  json t = json::object();
-  t["ok"] = error.empty() && status_code < 400;
-  t["status_code"] = status_code;
-  t["url"] = url;
-  t["time"] = time;
-  t["length"] = content.size();
-  t["error"] = error.empty() ? json() : json(error);
-  if (auto etag = headers.get("ETag")) t["etag"] = std::string(*etag);
-  if (auto lm = headers.get("Last-Modified")) t["last_modified"] = std::string(*lm);
-  if (unchanged) t["unchanged"] = true;
-  return t;
+void FetchResult::write_track(JsonObjectWriter& fetch) const {
+  if (error.empty())
+    fetch.null("error");
+  else
+    fetch.string("error", error);
+  if (auto etag = headers.get("ETag")) fetch.string("etag", *etag);
+  if (auto lm = headers.get("Last-Modified")) fetch.string("last_modified", *lm);
+  fetch.integer("length", static_cast<int64_t>(content.size()))
+      .boolean("ok", error.empty() && status_code < 400)
+      .integer("status_code", status_code)
+      .number("time", time);
+  if (unchanged) fetch.boolean("unchanged", true);
+  fetch.string("url", url);
 }
 
 Fetcher::Fetcher(FetcherOptions options) : options_(std::move(options)) {
@@ -175,7 +177,10 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
   req.raise_error = false;
 
   // Conditional recrawl from what the last fetch saw.
-  const json last = task.track.value("fetch", json::object());
+  json last = json::object();
+  if (!task.track.empty())
+    if (json track = task.track.read(); track.contains("fetch") && track["fetch"].is_object())
+      last = std::move(track["fetch"]);
   bool conditional = false;
   if (auto etag = f.find("etag"); etag != f.end() && etag->is_string()) {
     req.if_none_match = etag->get<std::string>();

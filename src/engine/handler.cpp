@@ -292,7 +292,8 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
     // Kept as given, marked bad with the reason: it can never be fetched.
     t.url = target;
     t.status = TaskStatus::Bad;
-    t.track = {{"process", {{"ok", false}, {"exception", "unparsable URL: " + target}}}};
+    t.track =
+        JsonText(json{{"process", {{"ok", false}, {"exception", "unparsable URL: " + target}}}});
   }
   if (t.taskid.empty()) t.taskid = get_taskid(t);
   return t;

@@ -1,8 +1,9 @@
 // HeldRows: rows of statement parameters held in memory until one multi-row statement binds
 // them, and StatementBinder, which binds the same values at once. Both take the values a row
 // producer passes them one by one, in parameter order: NULL, integers, reals, text, and the
-// engine's dicts (a dict is stored as its JSON text, NULL when empty). SqliteStore holds its new
-// task rows in one to insert them several to a statement (sqlite_store.cpp).
+// engine's dicts (a dict is stored as its JSON text, NULL when empty; a JsonText as it is).
+// SqliteStore holds its new task rows in one to insert them several to a statement
+// (sqlite_store.cpp).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,7 @@
 
 #include "squall/crawl/jsonl.h"
 #include "squall/crawl/sqlite_file.h"
+#include "squall/engine/json_text.h"
 
 namespace squall::detail {
 
@@ -33,6 +35,12 @@ class StatementBinder {
   void operator()(int64_t v) { s_.bind(next_++, v); }
   void operator()(double v) { s_.bind(next_++, v); }
   void operator()(std::string_view v) { s_.bind(next_++, v); }
+  void operator()(const JsonText& dict) {
+    if (dict.empty())
+      s_.bind_null(next_++);
+    else
+      s_.bind(next_++, dict.text());
+  }
   void operator()(const nlohmann::json& dict) {
     if (stored_as_null(dict)) {
       s_.bind_null(next_++);
@@ -61,6 +69,12 @@ class HeldRows {
   void operator()(std::string_view v) {
     values_.push_back({Kind::Text, 0, 0, text_.size(), v.size()});
     text_.append(v);
+  }
+  void operator()(const JsonText& dict) {
+    if (dict.empty())
+      (*this)(nullptr);
+    else
+      (*this)(std::string_view(dict.text()));
   }
   void operator()(const nlohmann::json& dict) {
     if (stored_as_null(dict)) {

@@ -79,6 +79,10 @@ PgParam dict_param(const json& dict) {
   append_json(text, dict);
   return PgParam(std::move(text));
 }
+PgParam dict_param(const JsonText& dict) {
+  if (dict.empty()) return nullptr;
+  return PgParam(dict.text());
+}
 
 // status, rank, exetime, seq, retries, retried, age, itag, flags: what put and update both
 // write, in this order.

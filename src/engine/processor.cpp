@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "squall/core/error.h"
+#include "squall/crawl/jsonl.h"
 
 namespace squall {
 
@@ -161,6 +162,26 @@ Task<ProcessOutput> Processor::process(const Dispatch& d, FetchResult fetched,
   co_return out;
 }
 
+std::string Processor::begin_track(const FetchResult& fetched) {
+  std::string track = "{\"fetch\":";
+  JsonObjectWriter fetch(track);
+  fetched.write_track(fetch);
+  return track;
+}
+
+JsonText Processor::end_track(std::string track, bool ok, std::string_view content,
+                              std::string_view process) {
+  // The start of the body is kept for a task that failed, to see why; a success keeps none.
+  if (!ok) {
+    track += ",\"content\":";
+    append_json_string(track, content.substr(0, 1000));
+  }
+  track += "},\"process\":";
+  track += process;
+  track += '}';
+  return JsonText::of_text(std::move(track));
+}
+
 ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched) {
   return run(d, std::move(fetched), nullptr);
 }
@@ -168,7 +189,7 @@ ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched) {
 ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched, Spill* spill) {
   auto started = std::chrono::steady_clock::now();
   ProcessOutput out;
-  json fetch_track = fetched.track();
+  std::string track = begin_track(fetched);
   bool unchanged = fetched.unchanged;
   Response response(std::move(fetched), d.task);
   const std::string name = d.task.callback();
@@ -232,19 +253,22 @@ ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched, Spill* spil
   if (ok && result && !result->is_null())
     out.result = TaskResult{d.task.taskid, d.task.url, std::move(*result), 0};
 
-  // Built key by key and moved into place: initializer lists of json copy each value.
-  json track = json::object();
-  json& process = track["process"];
-  process["ok"] = ok;
-  process["time"] = elapsed;
-  process["follows"] = produced.handed_follows + produced.follows.size();
-  process["messages"] = produced.handed_messages + produced.messages.size();
-  process["logs"] = joined_logs(produced.logs);
-  process["exception"] = exception.empty() ? json() : json(exception);
-  // The start of the body is kept for a task that failed, to see why; a success keeps none.
-  if (!ok) fetch_track["content"] = response.content.substr(0, 1000);
-  track["fetch"] = std::move(fetch_track);
-  out.status = StatusPack::of(d, ok, std::move(track));
+  std::string process_part;
+  JsonObjectWriter process(process_part);
+  if (exception.empty())
+    process.null("exception");
+  else
+    process.string("exception", exception);
+  process
+      .integer("follows", static_cast<int64_t>(produced.handed_follows + produced.follows.size()))
+      .string("logs", joined_logs(produced.logs))
+      .integer("messages",
+               static_cast<int64_t>(produced.handed_messages + produced.messages.size()))
+      .boolean("ok", ok)
+      .number("time", elapsed);
+  process.end();
+  out.status =
+      StatusPack::of(d, ok, end_track(std::move(track), ok, response.content, process_part));
   return out;
 }
 

@@ -16,7 +16,7 @@ double wall_clock_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-StatusPack StatusPack::of(const Dispatch& d, bool ok, json track) {
+StatusPack StatusPack::of(const Dispatch& d, bool ok, JsonText track) {
   StatusPack pack;
   pack.project = d.task.project;
   pack.taskid = d.task.taskid;
@@ -394,7 +394,7 @@ Task<void> Scheduler::handle(CrawlTask task, RequestCounts& counts) {
       }
     }
   } else {
-    task.track = json::object();
+    task.track = JsonText();
     task.lastcrawltime = 0;
   }
   task.status = TaskStatus::Active;

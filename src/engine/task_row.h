@@ -64,7 +64,7 @@ QueuedTask read_task_row(const Row& row, const std::string& project) {
   };
   t.fetch = dict(11);
   t.process = dict(12);
-  t.track = dict(13);
+  if (!row.is_null(13)) t.track = JsonText::of_text(std::string(row.text(13)));
   t.lastcrawltime = row.real(14);
   t.updatetime = row.real(15);
   return q;

@@ -23,6 +23,7 @@
 #include "squall/core/loop.h"
 #include "squall/core/seconds.h"
 #include "squall/core/semaphore.h"
+#include "squall/crawl/jsonl.h"
 #include "squall/engine/processor.h"
 #include "squall/url/url.h"
 
@@ -480,10 +481,11 @@ ProcessOutput PythonRuntime::Impl::output_of(const PythonJob& job, const json& r
   }
   process["ok"] = ok;
   process["exception"] = exception.empty() ? json() : json(exception);
-  json fetch_track = job.fetched.track();
-  // The start of the body is kept for a task that failed, to see why; a success keeps none.
-  if (!ok) fetch_track["content"] = job.fetched.content.substr(0, 1000);
-  out.status = StatusPack::of(d, ok, json{{"fetch", std::move(fetch_track)}, {"process", process}});
+  std::string process_part;
+  append_json(process_part, process);
+  out.status = StatusPack::of(d, ok,
+                              Processor::end_track(Processor::begin_track(job.fetched), ok,
+                                                   job.fetched.content, process_part));
   return out;
 }
 
@@ -492,7 +494,8 @@ CrawlTask PythonRuntime::Impl::follow_task(const json& follow) const {
   UrlResult url = Url::parse(t.url);
   if (!url || !(url->is_http() || url->scheme() == "data")) {
     t.status = TaskStatus::Bad;
-    t.track = {{"process", {{"ok", false}, {"exception", "unparsable URL: " + t.url}}}};
+    t.track =
+        JsonText(json{{"process", {{"ok", false}, {"exception", "unparsable URL: " + t.url}}}});
   }
   return t;
 }

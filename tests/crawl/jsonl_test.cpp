@@ -162,6 +162,28 @@ TEST(JsonLines, AJsonValueIsWrittenAsDumpWritesItAndReadsBackEqual) {
   EXPECT_EQ(nlohmann::json::parse(text(std::string("a\xff"))), "a\ufffd");
 }
 
+TEST(JsonLines, AnObjectWrittenMemberByMemberIsWhatAppendJsonWritesForItsMembers) {
+  // Members given in key order, the order append_json writes an object's: the same text.
+  std::string out;
+  JsonObjectWriter w(out);
+  w.null("error").integer("length", -12);
+  JsonObjectWriter inner(w.member("nested"));
+  inner.number("nan", std::nan("")).number("whole", 3.0);
+  inner.end();
+  w.boolean("ok", true).number("time", 0.25).string("url", "http://h/\"a\"\xff");
+  w.end();
+  nlohmann::json same = {
+      {"error", nullptr}, {"length", -12}, {"nested", {{"nan", nullptr}, {"whole", 3.0}}},
+      {"ok", true},       {"time", 0.25},  {"url", "http://h/\"a\"\xff"}};
+  std::string expected;
+  append_json(expected, same);
+  EXPECT_EQ(out, expected);
+  EXPECT_TRUE(nlohmann::json::parse(out)["nested"]["whole"].is_number_float());
+  std::string empty;
+  JsonObjectWriter(empty).end();
+  EXPECT_EQ(empty, "{}");
+}
+
 TEST(JsonLines, APageIsOneLineWithTheFieldsInTheirDocumentedOrder) {
   TempDir dir;
   std::string path = (dir.path() / "out.jsonl").string();

@@ -316,7 +316,8 @@ TEST_F(ClusterJobsTest, ATaskOfAHostWhoseRobotsTxtCannotBeFetchedIsParkedAsSqual
       if (!task) continue;
       EXPECT_EQ(task->status, TaskStatus::Active) << store->describe();
       EXPECT_EQ(task->schedule.retried, 0) << store->describe();
-      EXPECT_FALSE(task->track.contains("fetch")) << store->describe() << ": " << task->track;
+      EXPECT_FALSE(task->track.read().contains("fetch"))
+          << store->describe() << ": " << task->track.text();
       EXPECT_EQ(task->lastcrawltime, 0) << store->describe();
     }
     CounterValues in_cluster = co_await cluster->recount("parker");

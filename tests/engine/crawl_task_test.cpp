@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "squall/core/error.h"
+#include "squall/engine/processor.h"
 
 namespace squall {
 namespace {
@@ -71,6 +72,53 @@ TEST(CrawlTask, AMalformedDictIsAnErrorThatNamesTheField) {
             std::string::npos);
   EXPECT_NE(message(json{{"url", "http://h/"}, {"status", 9}}).find("'status'"), std::string::npos);
   EXPECT_NE(message(json::array()).find("object"), std::string::npos);
+}
+
+TEST(CrawlTask, ATrackIsHeldAsTextAndReadBackAsTheObject) {
+  json track = {{"fetch", {{"status_code", 200}, {"etag", "\"x\""}}}, {"process", {{"ok", true}}}};
+  JsonText held(track);
+  EXPECT_EQ(held.text(), track.dump());
+  EXPECT_EQ(held.read(), track);
+  EXPECT_EQ(JsonText::of_text(track.dump()), held);
+  // {} in any form is empty, and text that is not an object reads as {}.
+  EXPECT_TRUE(JsonText(json::object()).empty());
+  EXPECT_TRUE(JsonText(json::array({1})).empty());
+  EXPECT_TRUE(JsonText::of_text("{}").empty());
+  EXPECT_EQ(JsonText::of_text("[1]").read(), json::object());
+  EXPECT_EQ(JsonText::of_text("{broken").read(), json::object());
+  // A task dict carries it as the object, and a dict's track comes back as text.
+  CrawlTask t = CrawlTask::for_url("p", "http://h/");
+  t.track = held;
+  json dict = t.to_json();
+  EXPECT_EQ(dict["track"], track);
+  EXPECT_EQ(CrawlTask::from_json(dict).track, held);
+  EXPECT_EQ(CrawlTask::for_url("p", "http://h/").to_json()["track"], json::object());
+}
+
+TEST(CrawlTask, TheTrackOfAFailedFetchKeepsTheStartOfItsBodyAndOfASuccessNone) {
+  FetchResult fetched;
+  fetched.status_code = 404;
+  fetched.url = "http://h/missing";
+  fetched.content = std::string(1500, 'x') + "\xff";
+  fetched.time = 0.5;
+  fetched.headers.add("ETag", "\"v1\"");
+  json failed = Processor::end_track(Processor::begin_track(fetched), false, fetched.content,
+                                     R"({"exception":"HTTP 404","ok":false})")
+                    .read();
+  EXPECT_EQ(failed["fetch"]["status_code"], 404);
+  EXPECT_EQ(failed["fetch"]["ok"], false);
+  EXPECT_EQ(failed["fetch"]["etag"], "\"v1\"");
+  EXPECT_EQ(failed["fetch"]["length"], 1501);
+  EXPECT_EQ(failed["fetch"]["error"], nullptr);
+  EXPECT_EQ(failed["fetch"]["content"], std::string(1000, 'x'));
+  EXPECT_EQ(failed["process"]["exception"], "HTTP 404");
+  fetched.status_code = 200;
+  json ok =
+      Processor::end_track(Processor::begin_track(fetched), true, fetched.content, R"({"ok":true})")
+          .read();
+  EXPECT_EQ(ok["fetch"]["ok"], true);
+  EXPECT_FALSE(ok["fetch"].contains("content"));
+  EXPECT_EQ(ok["process"]["ok"], true);
 }
 
 TEST(CrawlTask, StatusNamesArePyspiders) {

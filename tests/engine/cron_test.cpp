@@ -76,7 +76,7 @@ TEST(Cron, TheProcessorRunsTheJobsDueAtTheTickAndOnlyThose) {
   ASSERT_EQ(out.follows.size(), 1u);
   EXPECT_EQ(out.follows[0].url, "data:,minute");
   EXPECT_FALSE(out.status.ok);
-  std::string exception = out.status.track["process"]["exception"];
+  std::string exception = out.status.track.read()["process"]["exception"];
   EXPECT_NE(exception.find("broken clock: no clock today"), std::string::npos) << exception;
 
   // One second later nothing is due but the jobs whose multiple it is.

@@ -21,7 +21,7 @@ CrawlTask sample_task() {
   t.schedule.itag = "v2";
   t.fetch = json{{"method", "POST"}, {"data", "a=1"}, {"save", {{"depth", 2}}}};
   t.process = json{{"callback", "detail_page"}};
-  t.track = json{{"fetch", {{"etag", "\"x\""}}}};
+  t.track = JsonText(json{{"fetch", {{"etag", "\"x\""}}}});
   t.lastcrawltime = 1.7e9;
   return t;
 }
@@ -77,7 +77,7 @@ TEST(EngineMessage, AFetchedPageRoundTripsWithAnyBytesInItsBodyAndRepeatedHeader
 
 TEST(EngineMessage, AProcessOutputRoundTripsWithItsFollowsAndResultOrNone) {
   ProcessOutput o;
-  o.status = StatusPack{"proj", "abc", 9, true, json{{"process", {{"ok", true}}}}};
+  o.status = StatusPack{"proj", "abc", 9, true, JsonText(json{{"process", {{"ok", true}}}})};
   o.follows = {sample_task(), CrawlTask::for_url("other", "http://h/2")};
   o.result = TaskResult{"abc", "http://h/page", json{{"title", "é\x01"}}, 1.5};
   ProcessOutput back = decode_output(encode_output(o));

@@ -137,19 +137,19 @@ TEST_F(EngineTest, AProjectRunsToItsEndWithAResultPerPageAndCountersThatMatchARe
     EXPECT_TRUE(thrown);
     if (thrown) {
       EXPECT_EQ(thrown->status, TaskStatus::Failed);
-      EXPECT_NE(thrown->track.dump().find("the callback broke on purpose"), std::string::npos)
-          << thrown->track.dump();
+      EXPECT_NE(thrown->track.text().find("the callback broke on purpose"), std::string::npos)
+          << thrown->track.text();
     }
     std::optional<CrawlTask> missing =
         co_await store.get("small", default_taskid(origin + "/missing"));
     EXPECT_TRUE(missing && missing->status == TaskStatus::Failed);
     if (missing) {
-      EXPECT_NE(missing->track.dump().find("404"), std::string::npos);
+      EXPECT_NE(missing->track.text().find("404"), std::string::npos);
     }
     std::optional<CrawlTask> bad = co_await store.get("small", default_taskid("http://[bad"));
     EXPECT_TRUE(bad && bad->status == TaskStatus::Bad);
     if (bad) {
-      EXPECT_NE(bad->track.dump().find("unparsable URL"), std::string::npos);
+      EXPECT_NE(bad->track.text().find("unparsable URL"), std::string::npos);
     }
     std::optional<CrawlTask> relative = co_await store.get("small", default_taskid(origin + "/a"));
     EXPECT_TRUE(relative && relative->status == TaskStatus::Success);
@@ -508,8 +508,8 @@ TEST_F(ManyFollowsTest, ACallbackFollowingAMillionPagesStoresEachOnceInBoundedMe
   EXPECT_EQ(r.recount[static_cast<size_t>(CounterKind::Pending)], static_cast<int64_t>(kCount));
   EXPECT_EQ(r.recount[static_cast<size_t>(CounterKind::Success)], 2);
   ASSERT_TRUE(r.page && r.first && r.last);
-  EXPECT_EQ(r.page->status, TaskStatus::Success) << r.page->track.dump();
-  EXPECT_EQ(r.page->track["process"]["follows"], kCount);
+  EXPECT_EQ(r.page->status, TaskStatus::Success) << r.page->track.text();
+  EXPECT_EQ(r.page->track.read()["process"]["follows"], kCount);
   EXPECT_EQ(r.first->url, ManyFollows::url(0));
   EXPECT_EQ(r.last->process["callback"], "page");
   EXPECT_LT(r.peak_growth_kib, kFollowsPeakBoundKib)
@@ -526,9 +526,9 @@ TEST_F(ManyFollowsTest, ACallbackThatRaisesAfterFiftyThousandFollowsStillSendsTh
   EXPECT_EQ(r.recount[static_cast<size_t>(CounterKind::Pending)], static_cast<int64_t>(kCount + 1));
   ASSERT_TRUE(r.page && r.first && r.last);
   EXPECT_EQ(r.page->status, TaskStatus::Active);
-  EXPECT_EQ(r.page->track["process"]["ok"], false);
-  EXPECT_EQ(r.page->track["process"]["follows"], kCount);
-  EXPECT_NE(r.page->track.dump().find("the callback broke after its follows"), std::string::npos);
+  EXPECT_EQ(r.page->track.read()["process"]["ok"], false);
+  EXPECT_EQ(r.page->track.read()["process"]["follows"], kCount);
+  EXPECT_NE(r.page->track.text().find("the callback broke after its follows"), std::string::npos);
 }
 
 // Tells the parent that a commit holding follows is done, and keeps the child where it is.

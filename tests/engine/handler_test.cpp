@@ -161,7 +161,7 @@ TEST(Handler, AnUnparsableUrlBecomesABadTaskWithTheReason) {
   Probe h;
   CrawlTask t = h.make_task("http://[bad", json::object());
   EXPECT_EQ(t.status, TaskStatus::Bad);
-  EXPECT_EQ(t.track["process"]["exception"], "unparsable URL: http://[bad");
+  EXPECT_EQ(t.track.read()["process"]["exception"], "unparsable URL: http://[bad");
   // A relative URL with nothing to resolve it against cannot be fetched either.
   EXPECT_EQ(h.make_task("a/b", json::object()).status, TaskStatus::Bad);
   EXPECT_EQ(h.make_task("data:,hello", json::object()).status, TaskStatus::Active);

@@ -67,7 +67,7 @@ TEST_F(PgStoreTest, ATaskRoundTripsWithItsDictsAndAnotherConnectionSeesItAfterTh
   CrawlTask t = active("http://h/a", 3);
   t.fetch = json{{"method", "POST"}, {"headers", {{"X-A", "1"}}}, {"save", {1, 2.5, "é"}}};
   t.process = json{{"callback", "detail_page"}};
-  t.track = json{{"fetch", {{"status_code", 200}, {"time", 0.25}}}};
+  t.track = JsonText(json{{"fetch", {{"status_code", 200}, {"time", 0.25}}}});
   t.schedule.itag = "v1";
   t.schedule.age = 60;
   t.schedule.auto_recrawl = true;
@@ -112,7 +112,7 @@ TEST_F(PgStoreTest, ReadsSeeBufferedWritesAndAnUpdateOfABufferedPutIsFoldedIntoI
   run(store->put(a, 1));
   CrawlTask outcome = active("http://h/a");
   outcome.status = TaskStatus::Success;
-  outcome.track = json{{"process", {{"ok", true}}}};
+  outcome.track = JsonText(json{{"process", {{"ok", true}}}});
   outcome.lastcrawltime = 100;
   run(store->update(outcome, 2));
   EXPECT_EQ(store->buffered(), 1u);
@@ -313,7 +313,7 @@ TEST_F(PgStoreTest, ASchedulerOverPostgresDispatchesEveryTaskOnceAcrossARestart)
     while (dispatched.size() < kTasks / 2) {
       for (const Dispatch& d : run(scheduler.select(100))) {
         EXPECT_TRUE(dispatched.insert(d.task.taskid).second) << d.task.url;
-        run(scheduler.outcome(StatusPack::of(d, true, json::object())));
+        run(scheduler.outcome(StatusPack::of(d, true, JsonText())));
       }
     }
     run(scheduler.commit());
@@ -331,7 +331,7 @@ TEST_F(PgStoreTest, ASchedulerOverPostgresDispatchesEveryTaskOnceAcrossARestart)
       EXPECT_EQ(dispatched.count(d.task.taskid), 0u)
           << "answered before the restart: " << d.task.url;
       ++again;
-      run(scheduler.outcome(StatusPack::of(d, true, json::object())));
+      run(scheduler.outcome(StatusPack::of(d, true, JsonText())));
     }
   }
   run(scheduler.commit());

@@ -66,7 +66,8 @@ class SchedulerTest : public test::LoopTest {
     return out;
   }
   bool outcome(const Dispatch& d, bool ok) {
-    return run(scheduler_->outcome(StatusPack::of(d, ok, json{{"process", {{"ok", ok}}}})));
+    return run(
+        scheduler_->outcome(StatusPack::of(d, ok, JsonText(json{{"process", {{"ok", ok}}}}))));
   }
   CrawlTask stored(const std::string& url, const std::string& project = "p") {
     auto t = run(store_->get(project, default_taskid(url)));
@@ -242,7 +243,7 @@ TEST_F(SchedulerTest, AStatusDeliveredTwiceIsAppliedOnce) {
   EXPECT_FALSE(outcome(d.at(0), false));
   EXPECT_FALSE(outcome(d.at(0), true));
   EXPECT_EQ(stored("http://h/a").schedule.retried, 1);
-  StatusPack forged = StatusPack::of(d.at(0), true, json::object());
+  StatusPack forged = StatusPack::of(d.at(0), true, JsonText());
   forged.token += 1000;
   EXPECT_FALSE(run(scheduler_->outcome(forged)));
   expect_counters_match_recount();

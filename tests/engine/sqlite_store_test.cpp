@@ -72,7 +72,7 @@ TEST_F(SqliteStoreTest, ATaskRoundTripsWithItsDictsAndSurvivesReopening) {
   CrawlTask t = active("http://h/a", 3);
   t.fetch = json{{"method", "POST"}, {"headers", {{"X-A", "1"}}}, {"save", {1, 2, 3}}};
   t.process = json{{"callback", "detail_page"}};
-  t.track = json{{"fetch", {{"status_code", 200}}}};
+  t.track = JsonText(json{{"fetch", {{"status_code", 200}}}});
   t.schedule.itag = "v1";
   t.schedule.age = 60;
   {
@@ -102,7 +102,7 @@ TEST_F(SqliteStoreTest, AnOutcomeReachesItsTaskAfterTheTaskWasStoredAnew) {
   run(store->put(handed[0].task, 3));
   CrawlTask a = handed[0].task;
   a.status = TaskStatus::Success;
-  a.track = json{{"process", {{"ok", true}}}};
+  a.track = JsonText(json{{"process", {{"ok", true}}}});
   run(store->update(a, 3));
   CrawlTask b = handed[1].task;
   b.status = TaskStatus::Failed;

@@ -107,8 +107,8 @@ TEST_F(PythonRuntimeTest, ACallbackFollowingAMillionPagesStoresEachOnceInBounded
   EXPECT_EQ(r.recount[static_cast<size_t>(CounterKind::Pending)], static_cast<int64_t>(kCount));
   EXPECT_EQ(r.recount[static_cast<size_t>(CounterKind::Success)], 1);
   ASSERT_TRUE(r.start && r.first && r.last);
-  EXPECT_EQ(r.start->status, TaskStatus::Success) << r.start->track.dump();
-  EXPECT_EQ(r.start->track["process"]["follows"], kCount);
+  EXPECT_EQ(r.start->status, TaskStatus::Success) << r.start->track.text();
+  EXPECT_EQ(r.start->track.read()["process"]["follows"], kCount);
   EXPECT_EQ(r.first->url, page_url(0));
   EXPECT_EQ(r.last->process["callback"], "page");
   EXPECT_LT(r.peak_growth_kib, kFollowsPeakBoundKib)
@@ -124,9 +124,9 @@ TEST_F(PythonRuntimeTest, ACallbackThatRaisesAfterFiftyThousandFollowsStillSends
   EXPECT_EQ(r.recount[static_cast<size_t>(CounterKind::Pending)], static_cast<int64_t>(kCount + 1));
   ASSERT_TRUE(r.start && r.first && r.last);
   EXPECT_EQ(r.start->status, TaskStatus::Active);
-  EXPECT_EQ(r.start->track["process"]["ok"], false);
-  EXPECT_EQ(r.start->track["process"]["follows"], kCount);
-  EXPECT_NE(r.start->track.dump().find("on_start broke after its follows"), std::string::npos);
+  EXPECT_EQ(r.start->track.read()["process"]["ok"], false);
+  EXPECT_EQ(r.start->track.read()["process"]["follows"], kCount);
+  EXPECT_NE(r.start->track.text().find("on_start broke after its follows"), std::string::npos);
 }
 
 // on_start reads the pages under FOLDER, and the first 200 of the installed documentation (real

@@ -10,7 +10,8 @@
 // failed (its retries ran out) or bad (cancelled, or it can never be fetched: an unparsable
 // URL). `schedule` holds what the scheduler decides by; `fetch`, `process` and `track` are
 // pyspider's dicts as they are, so options the engine does not read itself (a script's `save`,
-// the browser's js_* options) travel with the task unchanged. Times are Unix seconds, as in
+// the browser's js_* options) travel with the task unchanged; `track` as its JSON text, which
+// the engine mostly passes on without reading. Times are Unix seconds, as in
 // pyspider, because they are stored and compared across restarts and machines.
 #pragma once
 
@@ -20,6 +21,8 @@
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "squall/engine/json_text.h"
 
 namespace squall {
 
@@ -62,7 +65,7 @@ struct CrawlTask {
   TaskSchedule schedule;
   nlohmann::json fetch = nlohmann::json::object();    // method, headers, data, timeout, save, ...
   nlohmann::json process = nlohmann::json::object();  // callback
-  nlohmann::json track = nlohmann::json::object();    // what the last fetch and process did
+  JsonText track;                                     // what the last fetch and process did
   double lastcrawltime = 0;
   double updatetime = 0;
 

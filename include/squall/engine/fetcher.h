@@ -44,6 +44,8 @@
 
 namespace squall {
 
+class JsonObjectWriter;
+
 struct FetchResult {
   int status_code = 599;
   std::string orig_url;  // the task's URL
@@ -64,9 +66,10 @@ struct FetchResult {
 
   // pyspider's fetch result dict (content as text).
   nlohmann::json to_json() const;
-  // What the task's track keeps of a fetch: ok, status_code, url, time, length (the body's
-  // bytes), error, etag, last_modified (the processor adds the body's start when the task failed).
-  nlohmann::json track() const;
+  // Writes what the task's track keeps of a fetch: error, etag, last_modified, length (the
+  // body's bytes), ok, status_code, time, unchanged, url (the processor adds the body's start
+  // when the task failed, then ends the object).
+  void write_track(JsonObjectWriter& fetch) const;
 };
 
 struct FetcherOptions {

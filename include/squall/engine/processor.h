@@ -58,6 +58,13 @@ class Processor : public ProjectRuntime {
 
   // The task that starts a project: its on_start, once per run.
   static CrawlTask start_task(const std::string& project);
+  // A task's track, {"fetch": {...}, "process": {...}}, as text. begin_track writes its start
+  // and the fetch's part, left open, before the response takes the fetch; end_track adds the
+  // start of the body (`content`) when the task failed, ends the fetch's part, and adds
+  // `process`, the process part's JSON text.
+  static std::string begin_track(const FetchResult& fetched);
+  static JsonText end_track(std::string track, bool ok, std::string_view content,
+                            std::string_view process);
   // The "on_finished" task the engine requests once the project has nothing left (pyspider's).
   static CrawlTask finish_task(const std::string& project);
   // The task that carries a send_message to `to`.

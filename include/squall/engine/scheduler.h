@@ -74,9 +74,9 @@ struct StatusPack {
   std::string taskid;
   uint64_t token = 0;
   bool ok = false;  // track.process.ok: fetched and processed without error
-  nlohmann::json track = nlohmann::json::object();
+  JsonText track;
 
-  static StatusPack of(const Dispatch& d, bool ok, nlohmann::json track);
+  static StatusPack of(const Dispatch& d, bool ok, JsonText track);
 };
 
 // How the scheduler took a batch of requests.

@@ -1,0 +1,24 @@
+// JsonText: a JSON object held as its text.
+#include "squall/engine/json_text.h"
+
+#include "squall/crawl/jsonl.h"
+
+namespace squall {
+
+JsonText::JsonText(const nlohmann::json& object) {
+  if (object.is_object() && !object.empty()) append_json(text_, object);
+}
+
+JsonText JsonText::of_text(std::string text) {
+  JsonText t;
+  if (text != "{}") t.text_ = std::move(text);
+  return t;
+}
+
+nlohmann::json JsonText::read() const {
+  if (text_.empty()) return nlohmann::json::object();
+  nlohmann::json j = parse_json(text_);
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+}  // namespace squall
