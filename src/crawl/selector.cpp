@@ -4,7 +4,9 @@
 #include <libxml/HTMLtree.h>
 #include <libxml/tree.h>
 
+#include <cstring>
 #include <new>
+#include <optional>
 #include <unordered_map>
 
 #include "html_tree.h"
@@ -79,6 +81,69 @@ CssTranslation translate(std::string_view selector) {
       translation.xpath().size() <= kMaxCachedTranslationBytes)
     translations.emplace(std::string(selector), translation.xpath());
   return translation;
+}
+
+// A CSS selector that is one element name, alone or with ::text, translates to
+// "descendant-or-self::NAME" or "descendant-or-self::NAME/text()". For an element or document
+// context a walk of its subtree in document order selects what libxml2's evaluation does, in the
+// same order, without building, sorting and merging node-sets: the elements of that name (no
+// namespace, as XPath's name test requires) at or under the context, or the text and CDATA
+// children of those elements.
+struct NameWalk {
+  std::string name;
+  bool text = false;
+};
+
+std::optional<NameWalk> name_walk(std::string_view xpath) {
+  constexpr std::string_view kAxis = "descendant-or-self::";
+  constexpr std::string_view kText = "/text()";
+  if (!xpath.starts_with(kAxis)) return std::nullopt;
+  NameWalk walk;
+  std::string_view name = xpath.substr(kAxis.size());
+  if (name.ends_with(kText)) {
+    walk.text = true;
+    name.remove_suffix(kText.size());
+  }
+  // An XPath name: no prefix, no '*', nothing after it.
+  if (name.empty() || !(is_ascii_alpha(name[0]) || name[0] == '_')) return std::nullopt;
+  for (char c : name) {
+    if (!is_ascii_alphanumeric(c) && c != '-' && c != '_' && c != '.') return std::nullopt;
+  }
+  walk.name = name;
+  return walk;
+}
+
+bool walkable(const Selector& context) {
+  const SelectorKind kind = context.kind();
+  return kind == SelectorKind::Element || kind == SelectorKind::Document;
+}
+
+template <typename Add>
+void walk_names(xmlNodePtr top, const NameWalk& walk, Add add) {
+  const char* name = walk.name.c_str();
+  auto named = [name](xmlNodePtr n) {
+    return n->type == XML_ELEMENT_NODE && n->ns == nullptr && n->name != nullptr &&
+           n->name[0] == static_cast<unsigned char>(name[0]) &&
+           std::strcmp(reinterpret_cast<const char*>(n->name), name) == 0;
+  };
+  if (!walk.text && named(top)) add(top);
+  xmlNodePtr n = top->children;
+  while (n != nullptr) {
+    if (walk.text
+            ? (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) && named(n->parent)
+            : named(n)) {
+      add(n);
+    }
+    // Only elements are descended into: a document's doctype holds no element or text XPath
+    // would reach.
+    if (n->type == XML_ELEMENT_NODE && n->children != nullptr) {
+      n = n->children;
+      continue;
+    }
+    while (n != top && n->next == nullptr) n = n->parent;
+    if (n == top) break;
+    n = n->next;
+  }
 }
 
 }  // namespace
@@ -240,6 +305,20 @@ SelectorList SelectorList::select(const Selector* contexts, size_t count, std::s
     translation = translate(query);
     if (!translation.ok()) return failure(translation.error());
     expression = translation.xpath();
+    if (std::optional<NameWalk> walk = name_walk(expression)) {
+      bool all_walkable = true;
+      for (size_t i = 0; i < count && all_walkable; ++i) all_walkable = walkable(contexts[i]);
+      if (all_walkable) {
+        SelectorList out;
+        for (size_t i = 0; i < count; ++i) {
+          const Selector& context = contexts[i];
+          walk_names(as_node(context.node_), *walk, [&](xmlNodePtr node) {
+            out.selectors_.push_back(Selector(context.tree_, node));
+          });
+        }
+        return out;
+      }
+    }
   }
   // Compile against the first context's document, or an empty one, so that a bad expression is
   // reported before (and whether or not) there is anything to evaluate.
