@@ -8,6 +8,10 @@
 #include <libxml/uri.h>
 #include <libxml/valid.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -129,6 +133,7 @@ struct TagInfo {
   bool closes_head = false;
   bool frames = false;    // <frameset>, <frame>, <noframes>: not mirrored
   bool raw_text = false;  // <script>, <style>
+  int index = -1;         // the name's place in the table; -1 for a name it does not list
 };
 constexpr TagInfo kOtherTag{};
 
@@ -174,6 +179,7 @@ class TagTable {
       info.closes_head = in_list(kClosesHead, name);
       info.frames = in_list("frameset frame noframes", name);
       info.raw_text = in_list("script style", name);
+      info.index = static_cast<int>(tags_.size());
       tags_.push_back(info);
     }
     slots_.fill(kEmpty);
@@ -200,6 +206,7 @@ class TagTable {
     }
     return kOtherTag;
   }
+  size_t size() const noexcept { return tags_.size(); }
 
  private:
   static constexpr size_t kSlots = 256;
@@ -234,6 +241,19 @@ bool is_xml_utf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const unsigned char* const end = p + s.size();
   while (p < end) {
+#ifdef __SSE2__
+    // Sixteen bytes at a time while they are printable ASCII: compared as signed bytes, those of
+    // 0x80 and above are negative, so one comparison finds them and the control characters.
+    if (end - p >= 16) {
+      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const int flagged = _mm_movemask_epi8(_mm_cmplt_epi8(chunk, _mm_set1_epi8(0x20)));
+      if (flagged == 0) {
+        p += 16;
+        continue;
+      }
+      p += __builtin_ctz(static_cast<unsigned>(flagged));  // to the first byte to look at alone
+    }
+#endif
     // Eight bytes at a time while they are printable ASCII.
     constexpr uint64_t kOnes = ~uint64_t{0} / 255;
     if (end - p >= 8) {
@@ -284,6 +304,9 @@ bool is_xml_utf8(std::string_view s) {
 // outlives the dictionary's turn (or the thread) keeps it.
 struct SharedDict {
   xmlDictPtr dict = nullptr;
+  // The dictionary's copies of the tag table's names, by TagInfo::index, each looked up on first
+  // use: most of a page's elements have one of those names.
+  std::vector<const xmlChar*> tag_names;
   ~SharedDict() {
     if (dict) xmlDictFree(dict);
   }
@@ -292,8 +315,11 @@ struct SharedDict {
       xmlDictFree(dict);
       dict = nullptr;
     }
-    if (dict == nullptr) dict = xmlDictCreate();
-    if (dict == nullptr) throw std::bad_alloc();
+    if (dict == nullptr) {
+      dict = xmlDictCreate();
+      if (dict == nullptr) throw std::bad_alloc();
+      tag_names.assign(tag_table().size(), nullptr);
+    }
     return dict;
   }
 };
@@ -410,8 +436,8 @@ class Builder {
   bool meta_charset();
   bool place(const TagInfo& tag);
   bool decode(const char* begin, const char* end, std::string& out);
-  xmlNodePtr add_element(const char* name, bool with_attributes);
-  xmlNodePtr new_element(const char* name);
+  xmlNodePtr add_element(const TagInfo& tag, const char* name, bool with_attributes);
+  xmlNodePtr new_element(const TagInfo& tag, const char* name);
   xmlNodePtr new_leaf(xmlElementType type, std::string_view content);
   void add_attribute(xmlNodePtr element, xmlAttrPtr& last, const xmlChar* name,
                      const xmlChar* value, size_t value_size);
@@ -581,9 +607,9 @@ bool Builder::read_tag() {
   return true;
 }
 
-xmlNodePtr Builder::add_element(const char* name, bool with_attributes) {
+xmlNodePtr Builder::add_element(const TagInfo& tag, const char* name, bool with_attributes) {
   xmlNodePtr parent = open_.empty() ? reinterpret_cast<xmlNodePtr>(doc_) : open_.back();
-  xmlNodePtr element = new_element(name);
+  xmlNodePtr element = new_element(tag, name);
   append(parent, element);
   if (with_attributes) {
     xmlAttrPtr last = nullptr;
@@ -608,11 +634,17 @@ xmlNodePtr Builder::add_element(const char* name, bool with_attributes) {
 // from the document's dictionary, the fixed names of text and comment nodes, content as a
 // NUL-terminated copy, line numbers 0, and the ID table entry an id (or an <a>'s name) gets.
 
-xmlNodePtr Builder::new_element(const char* name) {
+xmlNodePtr Builder::new_element(const TagInfo& tag, const char* name) {
   if (arena_ == nullptr) return checked(xmlNewDocNode(doc_, nullptr, BAD_CAST name, nullptr));
   auto* element = arena_->make<xmlNode>();
   element->type = XML_ELEMENT_NODE;
-  element->name = checked(xmlDictLookup(doc_->dict, BAD_CAST name, -1));
+  if (tag.index >= 0 && doc_->dict == shared_dict.dict) {
+    const xmlChar*& interned = shared_dict.tag_names[static_cast<size_t>(tag.index)];
+    if (interned == nullptr) interned = checked(xmlDictLookup(doc_->dict, BAD_CAST name, -1));
+    element->name = interned;
+  } else {
+    element->name = checked(xmlDictLookup(doc_->dict, BAD_CAST name, -1));
+  }
   element->doc = doc_;
   return element;
 }
@@ -672,7 +704,7 @@ void Builder::add_attribute(xmlNodePtr element, xmlAttrPtr& last, const xmlChar*
 bool Builder::place(const TagInfo& tag) {
   if (!html_made_) {
     html_made_ = true;
-    if (!push(add_element("html", false), html_)) return false;
+    if (!push(add_element(html_, "html", false), html_)) return false;
   }
   if (&tag == &head_) {
     if (open_.size() != 1 || head_seen_ || body_seen_) return false;
@@ -697,14 +729,14 @@ bool Builder::place(const TagInfo& tag) {
   if (open_.size() == 1 && tag.head_content) {
     if (head_seen_ || body_seen_) return true;
     head_seen_ = true;
-    return push(add_element("head", false), head_);
+    return push(add_element(head_, "head", false), head_);
   }
   if (body_seen_) return open_.size() > 1;  // an element after </body> is not mirrored
   for (const TagInfo* open : open_tags_) {
     if (open == &head_ || open == &body_) return true;
   }
   body_seen_ = true;
-  return push(add_element("body", false), body_);
+  return push(add_element(body_, "body", false), body_);
 }
 
 // A page without an encoding label takes the first charset a <meta> declares, as libxml2 does
@@ -745,11 +777,11 @@ bool Builder::start_tag() {
   if (&tag == &html_) {
     if (html_made_) return false;
     html_made_ = true;
-    return push(add_element("html", true), tag);
+    return push(add_element(tag, "html", true), tag);
   }
   if (!place(tag)) return false;
   if (tag.name == "meta" && doc_->encoding == nullptr && !meta_charset()) return false;
-  xmlNodePtr element = add_element(name_.c_str(), true);
+  xmlNodePtr element = add_element(tag, name_.c_str(), true);
   if (self_closing_ || tag.is_void) return true;
   if (!push(element, tag)) return false;
   if (tag.raw_text) return raw_text(name_);

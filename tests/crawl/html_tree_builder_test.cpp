@@ -340,6 +340,25 @@ TEST(HtmlTreeBuilder, LeavesWhatItDoesNotMirrorToLibxml2) {
   }
 }
 
+TEST(HtmlTreeBuilder, ChecksEveryByteOfALongPageAtEveryPlace) {
+  // The check reads printable ASCII in runs of 16 and 8 bytes: a byte it must stop at, in any
+  // place of a run, still leaves the page to libxml2, and valid UTF-8 or whitespace there is
+  // still built.
+  const std::string text(40, 'x');
+  for (size_t at = 0; at < text.size(); ++at) {
+    auto page = [&](std::string_view bytes) {
+      std::string out = "<body><p>" + text;
+      out.replace(9 + at, bytes.size(), bytes);
+      return out + "</p>";
+    };
+    for (const char* bad : {"\x01", "\x7F\x01", "\xC3", "\xFF", "\xEF\xBF\xBE", "\xED\xA0\x80"})
+      EXPECT_FALSE(built_as_libxml2(page(bad))) << at << " " << page(bad);
+    for (const char* good :
+         {"\t", "\n", "\r\n", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\x7F"})
+      EXPECT_TRUE(built_as_libxml2(page(good))) << at << " " << page(good);
+  }
+}
+
 TEST(HtmlTreeBuilder, LeavesAPageNestedPastLibxml2sDepthLimitToLibxml2) {
   std::string deep = "<body>";
   for (int i = 0; i < 300; ++i) deep += "<span>";

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <new>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SQUALL_TREE_ARENA_ASAN 1
@@ -51,12 +52,11 @@ class TreeArena {
 #endif
     return p;
   }
-  // A zeroed T, which must be a C struct (libxml2's node types): no constructor runs.
+  // A zeroed T, which must be a C struct (libxml2's node types). Value-initialised in place: the
+  // compiler stores the zeros inline, where a memset call would cost several times more.
   template <typename T>
   T* make() {
-    void* p = allocate(sizeof(T));
-    std::memset(p, 0, sizeof(T));
-    return static_cast<T*>(p);
+    return new (allocate(sizeof(T))) T{};
   }
   // A copy of s[0, n) with a NUL after it.
   char* copy(const char* s, size_t n) {
