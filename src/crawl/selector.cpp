@@ -56,6 +56,26 @@ std::optional<std::string> first_base_href(xmlNodePtr root) {
   return std::nullopt;
 }
 
+// The value of an element's href attribute as xmlGetNoNsProp gives it, null for none: read in
+// place when it is one text node, as every HTML tree has it, without libxml2's copy; else
+// libxml2's copy, kept in `copy`.
+std::optional<std::string_view> href_of(xmlNodePtr element, std::string& copy) {
+  for (xmlAttrPtr a = element->properties; a != nullptr; a = a->next) {
+    if (a->ns != nullptr || text_of(a->name) != "href") continue;
+    const xmlNode* value = a->children;
+    if (value != nullptr && value->next == nullptr &&
+        (value->type == XML_TEXT_NODE || value->type == XML_CDATA_SECTION_NODE)) {
+      if (value->content == nullptr) return std::nullopt;
+      return text_of(value->content);
+    }
+    break;
+  }
+  xmlChar* href = xmlGetNoNsProp(element, BAD_CAST "href");
+  if (href == nullptr) return std::nullopt;
+  copy = detail::take_xml_string(href);
+  return copy;
+}
+
 // A value as an error message quotes it: its first 40 bytes, cut at a character boundary.
 std::string quoted(std::string_view value) {
   if (value.size() <= 40) return std::string(value);
@@ -250,22 +270,26 @@ std::string Selector::path() const {
 
 std::vector<Url> Selector::links() const {
   std::vector<Url> out;
+  add_links(out);
+  return out;
+}
+
+void Selector::add_links(std::vector<Url>& out) const {
   const SelectorKind k = kind();
-  if (k != SelectorKind::Element && k != SelectorKind::Document) return out;
+  if (k != SelectorKind::Element && k != SelectorKind::Document) return;
   const std::optional<Url>& base = tree_->base_url();
   const std::string_view encoding = text_of(tree_->doc->encoding);
   // The <a href> and <area href> at or under this node, in document order: a walk of the
   // subtree, which costs less than the XPath expression that says the same.
   auto* top = static_cast<xmlNodePtr>(node_);
+  std::string copy;
   auto visit = [&](xmlNodePtr n) {
     if (n->type != XML_ELEMENT_NODE) return;
     std::string_view name = text_of(n->name);
     if (name != "a" && name != "area") return;
-    xmlChar* href = xmlGetNoNsProp(n, BAD_CAST "href");
+    const std::optional<std::string_view> href = href_of(n, copy);
     if (!href) return;
-    UrlResult url =
-        Url::parse(strip_ascii_whitespace(text_of(href)), base ? &*base : nullptr, encoding);
-    xmlFree(href);
+    UrlResult url = Url::parse(strip_ascii_whitespace(*href), base ? &*base : nullptr, encoding);
     if (url) out.push_back(std::move(*url));
   };
   xmlNodePtr n = k == SelectorKind::Document ? tree_->doc->children : top;
@@ -288,7 +312,6 @@ std::vector<Url> Selector::links() const {
     }
     if (n) n = n->next;
   }
-  return out;
 }
 
 SelectorList SelectorList::failure(std::string error) {
@@ -309,13 +332,17 @@ SelectorList SelectorList::select(const Selector* contexts, size_t count, std::s
       bool all_walkable = true;
       for (size_t i = 0; i < count && all_walkable; ++i) all_walkable = walkable(contexts[i]);
       if (all_walkable) {
-        SelectorList out;
+        // The nodes first, so that the selectors are made once each, in a vector of their size.
+        std::vector<std::pair<const Selector*, xmlNodePtr>> found;
         for (size_t i = 0; i < count; ++i) {
-          const Selector& context = contexts[i];
-          walk_names(as_node(context.node_), *walk, [&](xmlNodePtr node) {
-            out.selectors_.push_back(Selector(context.tree_, node));
-          });
+          const Selector* context = &contexts[i];
+          walk_names(as_node(context->node_), *walk,
+                     [&](xmlNodePtr node) { found.emplace_back(context, node); });
         }
+        SelectorList out;
+        out.selectors_.reserve(found.size());
+        for (const auto& [context, node] : found)
+          out.selectors_.push_back(Selector(context->tree_, node));
         return out;
       }
     }
@@ -401,9 +428,7 @@ std::optional<std::string> SelectorList::attr(std::string_view name) const {
 
 std::vector<Url> SelectorList::links() const {
   std::vector<Url> out;
-  for (const Selector& s : selectors_) {
-    for (Url& url : s.links()) out.push_back(std::move(url));
-  }
+  for (const Selector& s : selectors_) s.add_links(out);
   return out;
 }
 
