@@ -41,7 +41,9 @@ std::string serialize(xmlDocPtr doc, xmlNodePtr node) {
 std::optional<std::string> first_base_href(xmlNodePtr root) {
   xmlNodePtr node = root;
   while (node != nullptr) {
-    if (node->type == XML_ELEMENT_NODE && xmlStrEqual(node->name, BAD_CAST "base")) {
+    // Every element is looked at: its first letter first, without a call.
+    if (node->type == XML_ELEMENT_NODE && node->name != nullptr && node->name[0] == 'b' &&
+        std::strcmp(reinterpret_cast<const char*>(node->name), "base") == 0) {
       if (xmlChar* href = xmlGetProp(node, BAD_CAST "href")) return detail::take_xml_string(href);
     }
     if (node->children != nullptr && node->type != XML_ENTITY_REF_NODE &&
