@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "squall/crawl/tree_arena.h"
 #include "squall/url/url.h"
 
 namespace squall::detail {
@@ -17,6 +18,11 @@ namespace squall::detail {
 // point into it.
 struct HtmlTree {
   xmlDocPtr doc = nullptr;  // never null: an empty page is an empty document
+  // The nodes of `doc` when squall's tree builder made it (nodes_in_arena): the document is then
+  // freed with free_arena_html_tree and its nodes with the arena. libxml2's parser makes nodes of
+  // its own, which xmlFreeDoc frees.
+  TreeArena arena;
+  bool nodes_in_arena = false;
 
   HtmlTree() = default;
   ~HtmlTree();

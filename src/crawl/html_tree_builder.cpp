@@ -3,8 +3,14 @@
 
 #include <libxml/HTMLtree.h>
 #include <libxml/dict.h>
+#include <libxml/parserInternals.h>
 #include <libxml/tree.h>
 #include <libxml/uri.h>
+#include <libxml/valid.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -15,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "squall/crawl/tree_arena.h"
 #include "squall/url/ascii.h"
 #include "squall/url/charset.h"
 
@@ -126,6 +133,7 @@ struct TagInfo {
   bool closes_head = false;
   bool frames = false;    // <frameset>, <frame>, <noframes>: not mirrored
   bool raw_text = false;  // <script>, <style>
+  int index = -1;         // the name's place in the table; -1 for a name it does not list
 };
 constexpr TagInfo kOtherTag{};
 
@@ -171,6 +179,7 @@ class TagTable {
       info.closes_head = in_list(kClosesHead, name);
       info.frames = in_list("frameset frame noframes", name);
       info.raw_text = in_list("script style", name);
+      info.index = static_cast<int>(tags_.size());
       tags_.push_back(info);
     }
     slots_.fill(kEmpty);
@@ -197,6 +206,7 @@ class TagTable {
     }
     return kOtherTag;
   }
+  size_t size() const noexcept { return tags_.size(); }
 
  private:
   static constexpr size_t kSlots = 256;
@@ -231,6 +241,19 @@ bool is_xml_utf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const unsigned char* const end = p + s.size();
   while (p < end) {
+#ifdef __SSE2__
+    // Sixteen bytes at a time while they are printable ASCII: compared as signed bytes, those of
+    // 0x80 and above are negative, so one comparison finds them and the control characters.
+    if (end - p >= 16) {
+      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const int flagged = _mm_movemask_epi8(_mm_cmplt_epi8(chunk, _mm_set1_epi8(0x20)));
+      if (flagged == 0) {
+        p += 16;
+        continue;
+      }
+      p += __builtin_ctz(static_cast<unsigned>(flagged));  // to the first byte to look at alone
+    }
+#endif
     // Eight bytes at a time while they are printable ASCII.
     constexpr uint64_t kOnes = ~uint64_t{0} / 255;
     if (end - p >= 8) {
@@ -281,6 +304,9 @@ bool is_xml_utf8(std::string_view s) {
 // outlives the dictionary's turn (or the thread) keeps it.
 struct SharedDict {
   xmlDictPtr dict = nullptr;
+  // The dictionary's copies of the tag table's names, by TagInfo::index, each looked up on first
+  // use: most of a page's elements have one of those names.
+  std::vector<const xmlChar*> tag_names;
   ~SharedDict() {
     if (dict) xmlDictFree(dict);
   }
@@ -289,15 +315,27 @@ struct SharedDict {
       xmlDictFree(dict);
       dict = nullptr;
     }
-    if (dict == nullptr) dict = xmlDictCreate();
-    if (dict == nullptr) throw std::bad_alloc();
+    if (dict == nullptr) {
+      dict = xmlDictCreate();
+      if (dict == nullptr) throw std::bad_alloc();
+      tag_names.assign(tag_table().size(), nullptr);
+    }
     return dict;
   }
 };
 thread_local SharedDict shared_dict;
 
+// Frees a document of either form: its nodes libxml2's, or `arena`'s.
 struct DocFree {
-  void operator()(xmlDocPtr doc) const { xmlFreeDoc(doc); }
+  TreeArena* arena;
+  void operator()(xmlDocPtr doc) const {
+    if (arena == nullptr) {
+      xmlFreeDoc(doc);
+      return;
+    }
+    free_arena_html_tree(doc);
+    arena->clear();
+  }
 };
 
 template <typename T>
@@ -360,8 +398,9 @@ bool read_reference(const char*& q, const char* end, std::string& out) {
 
 class Builder {
  public:
-  Builder(std::string_view html, xmlDocPtr doc)
-      : p_(html.data()), end_(p_ + html.size()), doc_(doc) {}
+  // The nodes are libxml2's allocations when `arena` is null, else the arena's.
+  Builder(std::string_view html, xmlDocPtr doc, TreeArena* arena)
+      : p_(html.data()), end_(p_ + html.size()), doc_(doc), arena_(arena) {}
 
   bool run();
 
@@ -397,7 +436,11 @@ class Builder {
   bool meta_charset();
   bool place(const TagInfo& tag);
   bool decode(const char* begin, const char* end, std::string& out);
-  xmlNodePtr add_element(const char* name, bool with_attributes);
+  xmlNodePtr add_element(const TagInfo& tag, const char* name, bool with_attributes);
+  xmlNodePtr new_element(const TagInfo& tag, const char* name);
+  xmlNodePtr new_leaf(xmlElementType type, std::string_view content);
+  void add_attribute(xmlNodePtr element, xmlAttrPtr& last, const xmlChar* name,
+                     const xmlChar* value, size_t value_size);
   bool push(xmlNodePtr element, const TagInfo& tag) {
     open_.push_back(element);
     open_tags_.push_back(&tag);
@@ -411,6 +454,7 @@ class Builder {
   const char* p_;
   const char* const end_;
   xmlDocPtr doc_;
+  TreeArena* arena_;
   std::vector<xmlNodePtr> open_;           // the open elements, <html> first
   std::vector<const TagInfo*> open_tags_;  // what the table says of each
   const TagTable& tags_ = tag_table();
@@ -486,8 +530,7 @@ bool Builder::flush_text() {
     const std::string_view name = name_of(parent);
     if (name == "html" || name == "head") return false;
   }
-  append(parent,
-         checked(xmlNewDocTextLen(doc_, BAD_CAST text_.data(), static_cast<int>(text_.size()))));
+  append(parent, new_leaf(XML_TEXT_NODE, text_));
   text_.clear();
   return true;
 }
@@ -564,22 +607,96 @@ bool Builder::read_tag() {
   return true;
 }
 
-xmlNodePtr Builder::add_element(const char* name, bool with_attributes) {
+xmlNodePtr Builder::add_element(const TagInfo& tag, const char* name, bool with_attributes) {
   xmlNodePtr parent = open_.empty() ? reinterpret_cast<xmlNodePtr>(doc_) : open_.back();
-  xmlNodePtr element = checked(xmlNewDocNode(doc_, nullptr, BAD_CAST name, nullptr));
+  xmlNodePtr element = new_element(tag, name);
   append(parent, element);
   if (with_attributes) {
+    xmlAttrPtr last = nullptr;
     for (size_t i = 0; i < attribute_count_; ++i) {
       const Attribute& a = attributes_[i];
       // HTML 4's boolean attributes written without a value get their name as the value.
       const xmlChar* name = BAD_CAST a.name.c_str();
-      const xmlChar* value = a.has_value               ? BAD_CAST a.value.c_str()
-                             : htmlIsBooleanAttr(name) ? name
-                                                       : nullptr;
-      checked(xmlNewNsProp(element, nullptr, name, value));
+      if (a.has_value) {
+        add_attribute(element, last, name, BAD_CAST a.value.c_str(), a.value.size());
+      } else if (htmlIsBooleanAttr(name)) {
+        add_attribute(element, last, name, name, a.name.size());
+      } else {
+        add_attribute(element, last, name, nullptr, 0);
+      }
     }
   }
   return element;
+}
+
+// The node constructors below make in the arena what libxml2's would make (xmlNewDocNode,
+// xmlNewDocTextLen, xmlNewCDataBlock, xmlNewDocComment, xmlNewNsProp), field for field: names
+// from the document's dictionary, the fixed names of text and comment nodes, content as a
+// NUL-terminated copy, line numbers 0, and the ID table entry an id (or an <a>'s name) gets.
+
+xmlNodePtr Builder::new_element(const TagInfo& tag, const char* name) {
+  if (arena_ == nullptr) return checked(xmlNewDocNode(doc_, nullptr, BAD_CAST name, nullptr));
+  auto* element = arena_->make<xmlNode>();
+  element->type = XML_ELEMENT_NODE;
+  if (tag.index >= 0 && doc_->dict == shared_dict.dict) {
+    const xmlChar*& interned = shared_dict.tag_names[static_cast<size_t>(tag.index)];
+    if (interned == nullptr) interned = checked(xmlDictLookup(doc_->dict, BAD_CAST name, -1));
+    element->name = interned;
+  } else {
+    element->name = checked(xmlDictLookup(doc_->dict, BAD_CAST name, -1));
+  }
+  element->doc = doc_;
+  return element;
+}
+
+// A text, CDATA or comment node.
+xmlNodePtr Builder::new_leaf(xmlElementType type, std::string_view content) {
+  if (arena_ == nullptr) {
+    const auto* bytes = reinterpret_cast<const xmlChar*>(content.data());
+    const int size = static_cast<int>(content.size());
+    if (type == XML_TEXT_NODE) return checked(xmlNewDocTextLen(doc_, bytes, size));
+    if (type == XML_CDATA_SECTION_NODE) return checked(xmlNewCDataBlock(doc_, bytes, size));
+    return checked(xmlNewDocComment(doc_, BAD_CAST std::string(content).c_str()));
+  }
+  auto* leaf = arena_->make<xmlNode>();
+  leaf->type = type;
+  leaf->name = type == XML_TEXT_NODE      ? xmlStringText
+               : type == XML_COMMENT_NODE ? xmlStringComment
+                                          : nullptr;
+  leaf->doc = doc_;
+  leaf->content = BAD_CAST arena_->copy(content.data(), content.size());
+  return leaf;
+}
+
+// An attribute after `last` (the element's last so far, or null); `value` is null for none.
+void Builder::add_attribute(xmlNodePtr element, xmlAttrPtr& last, const xmlChar* name,
+                            const xmlChar* value, size_t value_size) {
+  if (arena_ == nullptr) {
+    last = checked(xmlNewNsProp(element, nullptr, name, value));
+    return;
+  }
+  auto* attribute = arena_->make<xmlAttr>();
+  attribute->type = XML_ATTRIBUTE_NODE;
+  attribute->name = checked(xmlDictLookup(doc_->dict, name, -1));
+  attribute->parent = element;
+  attribute->doc = doc_;
+  if (value != nullptr) {
+    xmlNodePtr text =
+        new_leaf(XML_TEXT_NODE, std::string_view(reinterpret_cast<const char*>(value), value_size));
+    text->parent = reinterpret_cast<xmlNodePtr>(attribute);
+    attribute->children = attribute->last = text;
+  }
+  if (last == nullptr) {
+    element->properties = attribute;
+  } else {
+    last->next = attribute;
+    attribute->prev = last;
+  }
+  last = attribute;
+  // The ID table's entry lives in libxml2's memory (xmlFreeDoc frees it) and points to the
+  // attribute, as xmlNewNsProp's would.
+  if (value != nullptr && xmlIsID(doc_, element, attribute) == 1)
+    xmlAddID(nullptr, doc_, value, attribute);
 }
 
 // Closes and implies elements for a start tag as libxml2 does, leaving open_'s top as its
@@ -587,7 +704,7 @@ xmlNodePtr Builder::add_element(const char* name, bool with_attributes) {
 bool Builder::place(const TagInfo& tag) {
   if (!html_made_) {
     html_made_ = true;
-    if (!push(add_element("html", false), html_)) return false;
+    if (!push(add_element(html_, "html", false), html_)) return false;
   }
   if (&tag == &head_) {
     if (open_.size() != 1 || head_seen_ || body_seen_) return false;
@@ -612,14 +729,14 @@ bool Builder::place(const TagInfo& tag) {
   if (open_.size() == 1 && tag.head_content) {
     if (head_seen_ || body_seen_) return true;
     head_seen_ = true;
-    return push(add_element("head", false), head_);
+    return push(add_element(head_, "head", false), head_);
   }
   if (body_seen_) return open_.size() > 1;  // an element after </body> is not mirrored
   for (const TagInfo* open : open_tags_) {
     if (open == &head_ || open == &body_) return true;
   }
   body_seen_ = true;
-  return push(add_element("body", false), body_);
+  return push(add_element(body_, "body", false), body_);
 }
 
 // A page without an encoding label takes the first charset a <meta> declares, as libxml2 does
@@ -660,11 +777,11 @@ bool Builder::start_tag() {
   if (&tag == &html_) {
     if (html_made_) return false;
     html_made_ = true;
-    return push(add_element("html", true), tag);
+    return push(add_element(tag, "html", true), tag);
   }
   if (!place(tag)) return false;
   if (tag.name == "meta" && doc_->encoding == nullptr && !meta_charset()) return false;
-  xmlNodePtr element = add_element(name_.c_str(), true);
+  xmlNodePtr element = add_element(tag, name_.c_str(), true);
   if (self_closing_ || tag.is_void) return true;
   if (!push(element, tag)) return false;
   if (tag.raw_text) return raw_text(name_);
@@ -692,7 +809,8 @@ bool Builder::raw_text(std::string_view name) {
     if (q == p_ + 1) return false;
   }
   if (q > p_) {
-    append(open_.back(), checked(xmlNewCDataBlock(doc_, BAD_CAST p_, static_cast<int>(q - p_))));
+    append(open_.back(),
+           new_leaf(XML_CDATA_SECTION_NODE, std::string_view(p_, static_cast<size_t>(q - p_))));
   }
   q += 2 + name.size();
   while (q < end_ && is_blank(*q)) ++q;
@@ -733,9 +851,8 @@ bool Builder::comment() {
   // libxml2 ends a comment at the first "-->" or "--!>", whatever precedes it.
   const size_t close = std::min(rest.find("-->"), rest.find("--!>"));
   if (close == std::string_view::npos || !flush_text() || html_closed_) return false;
-  const std::string content(rest.substr(0, close));
   xmlNodePtr parent = open_.empty() ? reinterpret_cast<xmlNodePtr>(doc_) : open_.back();
-  append(parent, checked(xmlNewDocComment(doc_, BAD_CAST content.c_str())));
+  append(parent, new_leaf(XML_COMMENT_NODE, rest.substr(0, close)));
   p_ = begin + close + (rest[close + 2] == '!' ? 4 : 3);
   return true;
 }
@@ -796,13 +913,15 @@ bool is_utf8_label(std::string_view label) {
   return iequals(label, "utf-8") || iequals(label, "utf8");
 }
 
-xmlDocPtr build_html_tree(std::string_view html, const char* encoding, const char* url) {
+namespace {
+
+xmlDocPtr build(std::string_view html, const char* encoding, const char* url, TreeArena* arena) {
   if (encoding != nullptr && !is_utf8_label(encoding)) return nullptr;
   // libxml2 reads a byte order mark as the encoding's, which the builder does not mirror.
   if (html.starts_with("\xEF\xBB\xBF")) return nullptr;
   if (html.size() > static_cast<size_t>(std::numeric_limits<int>::max()) || !is_xml_utf8(html))
     return nullptr;
-  std::unique_ptr<xmlDoc, DocFree> doc(checked(htmlNewDocNoDtD(nullptr, nullptr)));
+  std::unique_ptr<xmlDoc, DocFree> doc(checked(htmlNewDocNoDtD(nullptr, nullptr)), DocFree{arena});
   doc->dict = shared_dict.get();
   xmlDictReference(doc->dict);
   if (encoding != nullptr) doc->encoding = checked(xmlStrdup(BAD_CAST encoding));
@@ -810,9 +929,30 @@ xmlDocPtr build_html_tree(std::string_view html, const char* encoding, const cha
     // As libxml2's parser names its document after its input.
     doc->URL = checked(xmlPathToURI(BAD_CAST url));
   }
-  Builder builder(html, doc.get());
+  Builder builder(html, doc.get(), arena);
   if (!builder.run()) return nullptr;
   return doc.release();
+}
+
+}  // namespace
+
+xmlDocPtr build_html_tree(std::string_view html, const char* encoding, const char* url) {
+  return build(html, encoding, url, nullptr);
+}
+
+xmlDocPtr build_html_tree(std::string_view html, const char* encoding, const char* url,
+                          TreeArena& arena) {
+  return build(html, encoding, url, &arena);
+}
+
+void free_arena_html_tree(xmlDocPtr doc) {
+  // Only the doctype stays in the document's list of children: xmlFreeDoc then frees the
+  // document, its doctype, strings and ID table, and touches no node of the arena's (an ID
+  // table entry frees its own strings, not the attribute it names).
+  xmlNodePtr doctype = reinterpret_cast<xmlNodePtr>(doc->intSubset);
+  if (doctype != nullptr) doctype->next = doctype->prev = nullptr;
+  doc->children = doc->last = doctype;
+  xmlFreeDoc(doc);
 }
 
 }  // namespace squall

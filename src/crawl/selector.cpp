@@ -4,7 +4,9 @@
 #include <libxml/HTMLtree.h>
 #include <libxml/tree.h>
 
+#include <cstring>
 #include <new>
+#include <optional>
 #include <unordered_map>
 
 #include "html_tree.h"
@@ -39,7 +41,9 @@ std::string serialize(xmlDocPtr doc, xmlNodePtr node) {
 std::optional<std::string> first_base_href(xmlNodePtr root) {
   xmlNodePtr node = root;
   while (node != nullptr) {
-    if (node->type == XML_ELEMENT_NODE && xmlStrEqual(node->name, BAD_CAST "base")) {
+    // Every element is looked at: its first letter first, without a call.
+    if (node->type == XML_ELEMENT_NODE && node->name != nullptr && node->name[0] == 'b' &&
+        std::strcmp(reinterpret_cast<const char*>(node->name), "base") == 0) {
       if (xmlChar* href = xmlGetProp(node, BAD_CAST "href")) return detail::take_xml_string(href);
     }
     if (node->children != nullptr && node->type != XML_ENTITY_REF_NODE &&
@@ -52,6 +56,26 @@ std::optional<std::string> first_base_href(xmlNodePtr root) {
     node = node->next;
   }
   return std::nullopt;
+}
+
+// The value of an element's href attribute as xmlGetNoNsProp gives it, null for none: read in
+// place when it is one text node, as every HTML tree has it, without libxml2's copy; else
+// libxml2's copy, kept in `copy`.
+std::optional<std::string_view> href_of(xmlNodePtr element, std::string& copy) {
+  for (xmlAttrPtr a = element->properties; a != nullptr; a = a->next) {
+    if (a->ns != nullptr || text_of(a->name) != "href") continue;
+    const xmlNode* value = a->children;
+    if (value != nullptr && value->next == nullptr &&
+        (value->type == XML_TEXT_NODE || value->type == XML_CDATA_SECTION_NODE)) {
+      if (value->content == nullptr) return std::nullopt;
+      return text_of(value->content);
+    }
+    break;
+  }
+  xmlChar* href = xmlGetNoNsProp(element, BAD_CAST "href");
+  if (href == nullptr) return std::nullopt;
+  copy = detail::take_xml_string(href);
+  return copy;
 }
 
 // A value as an error message quotes it: its first 40 bytes, cut at a character boundary.
@@ -79,6 +103,69 @@ CssTranslation translate(std::string_view selector) {
       translation.xpath().size() <= kMaxCachedTranslationBytes)
     translations.emplace(std::string(selector), translation.xpath());
   return translation;
+}
+
+// A CSS selector that is one element name, alone or with ::text, translates to
+// "descendant-or-self::NAME" or "descendant-or-self::NAME/text()". For an element or document
+// context a walk of its subtree in document order selects what libxml2's evaluation does, in the
+// same order, without building, sorting and merging node-sets: the elements of that name (no
+// namespace, as XPath's name test requires) at or under the context, or the text and CDATA
+// children of those elements.
+struct NameWalk {
+  std::string name;
+  bool text = false;
+};
+
+std::optional<NameWalk> name_walk(std::string_view xpath) {
+  constexpr std::string_view kAxis = "descendant-or-self::";
+  constexpr std::string_view kText = "/text()";
+  if (!xpath.starts_with(kAxis)) return std::nullopt;
+  NameWalk walk;
+  std::string_view name = xpath.substr(kAxis.size());
+  if (name.ends_with(kText)) {
+    walk.text = true;
+    name.remove_suffix(kText.size());
+  }
+  // An XPath name: no prefix, no '*', nothing after it.
+  if (name.empty() || !(is_ascii_alpha(name[0]) || name[0] == '_')) return std::nullopt;
+  for (char c : name) {
+    if (!is_ascii_alphanumeric(c) && c != '-' && c != '_' && c != '.') return std::nullopt;
+  }
+  walk.name = name;
+  return walk;
+}
+
+bool walkable(const Selector& context) {
+  const SelectorKind kind = context.kind();
+  return kind == SelectorKind::Element || kind == SelectorKind::Document;
+}
+
+template <typename Add>
+void walk_names(xmlNodePtr top, const NameWalk& walk, Add add) {
+  const char* name = walk.name.c_str();
+  auto named = [name](xmlNodePtr n) {
+    return n->type == XML_ELEMENT_NODE && n->ns == nullptr && n->name != nullptr &&
+           n->name[0] == static_cast<unsigned char>(name[0]) &&
+           std::strcmp(reinterpret_cast<const char*>(n->name), name) == 0;
+  };
+  if (!walk.text && named(top)) add(top);
+  xmlNodePtr n = top->children;
+  while (n != nullptr) {
+    if (walk.text
+            ? (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) && named(n->parent)
+            : named(n)) {
+      add(n);
+    }
+    // Only elements are descended into: a document's doctype holds no element or text XPath
+    // would reach.
+    if (n->type == XML_ELEMENT_NODE && n->children != nullptr) {
+      n = n->children;
+      continue;
+    }
+    while (n != top && n->next == nullptr) n = n->parent;
+    if (n == top) break;
+    n = n->next;
+  }
 }
 
 }  // namespace
@@ -185,22 +272,26 @@ std::string Selector::path() const {
 
 std::vector<Url> Selector::links() const {
   std::vector<Url> out;
+  add_links(out);
+  return out;
+}
+
+void Selector::add_links(std::vector<Url>& out) const {
   const SelectorKind k = kind();
-  if (k != SelectorKind::Element && k != SelectorKind::Document) return out;
+  if (k != SelectorKind::Element && k != SelectorKind::Document) return;
   const std::optional<Url>& base = tree_->base_url();
   const std::string_view encoding = text_of(tree_->doc->encoding);
   // The <a href> and <area href> at or under this node, in document order: a walk of the
   // subtree, which costs less than the XPath expression that says the same.
   auto* top = static_cast<xmlNodePtr>(node_);
+  std::string copy;
   auto visit = [&](xmlNodePtr n) {
     if (n->type != XML_ELEMENT_NODE) return;
     std::string_view name = text_of(n->name);
     if (name != "a" && name != "area") return;
-    xmlChar* href = xmlGetNoNsProp(n, BAD_CAST "href");
+    const std::optional<std::string_view> href = href_of(n, copy);
     if (!href) return;
-    UrlResult url =
-        Url::parse(strip_ascii_whitespace(text_of(href)), base ? &*base : nullptr, encoding);
-    xmlFree(href);
+    UrlResult url = Url::parse(strip_ascii_whitespace(*href), base ? &*base : nullptr, encoding);
     if (url) out.push_back(std::move(*url));
   };
   xmlNodePtr n = k == SelectorKind::Document ? tree_->doc->children : top;
@@ -223,7 +314,6 @@ std::vector<Url> Selector::links() const {
     }
     if (n) n = n->next;
   }
-  return out;
 }
 
 SelectorList SelectorList::failure(std::string error) {
@@ -240,6 +330,24 @@ SelectorList SelectorList::select(const Selector* contexts, size_t count, std::s
     translation = translate(query);
     if (!translation.ok()) return failure(translation.error());
     expression = translation.xpath();
+    if (std::optional<NameWalk> walk = name_walk(expression)) {
+      bool all_walkable = true;
+      for (size_t i = 0; i < count && all_walkable; ++i) all_walkable = walkable(contexts[i]);
+      if (all_walkable) {
+        // The nodes first, so that the selectors are made once each, in a vector of their size.
+        std::vector<std::pair<const Selector*, xmlNodePtr>> found;
+        for (size_t i = 0; i < count; ++i) {
+          const Selector* context = &contexts[i];
+          walk_names(as_node(context->node_), *walk,
+                     [&](xmlNodePtr node) { found.emplace_back(context, node); });
+        }
+        SelectorList out;
+        out.selectors_.reserve(found.size());
+        for (const auto& [context, node] : found)
+          out.selectors_.push_back(Selector(context->tree_, node));
+        return out;
+      }
+    }
   }
   // Compile against the first context's document, or an empty one, so that a bad expression is
   // reported before (and whether or not) there is anything to evaluate.
@@ -322,9 +430,7 @@ std::optional<std::string> SelectorList::attr(std::string_view name) const {
 
 std::vector<Url> SelectorList::links() const {
   std::vector<Url> out;
-  for (const Selector& s : selectors_) {
-    for (Url& url : s.links()) out.push_back(std::move(url));
-  }
+  for (const Selector& s : selectors_) s.add_links(out);
   return out;
 }
 

@@ -50,7 +50,11 @@ void collect_generic_error(void* user_data, const char* format, ...) {
 }  // namespace
 
 HtmlTree::~HtmlTree() {
-  if (doc) xmlFreeDoc(doc);
+  if (doc == nullptr) return;
+  if (nodes_in_arena)
+    free_arena_html_tree(doc);
+  else
+    xmlFreeDoc(doc);
 }
 
 std::string take_xml_string(xmlChar* s) {
@@ -191,7 +195,8 @@ HtmlDocument HtmlDocument::parse(std::string_view html, const std::string& encod
   // other encodings, get the parser.
   if (encoding.empty() || is_utf8_label(encoding)) {
     tree->doc = build_html_tree(html, encoding.empty() ? nullptr : encoding.c_str(),
-                                url.empty() ? nullptr : url.c_str());
+                                url.empty() ? nullptr : url.c_str(), tree->arena);
+    tree->nodes_in_arena = tree->doc != nullptr;
   }
   if (tree->doc == nullptr) {
     // libxml2 takes an int length; a page beyond 2 GiB is cut there.

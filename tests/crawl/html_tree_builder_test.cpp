@@ -85,6 +85,37 @@ std::string dump(xmlDocPtr doc) {
   return out;
 }
 
+// The first link of a tree that disagrees with another (a child's parent, prev and doc, a
+// parent's last, an attribute's), as "" when every one agrees: what libxml2's walks, XPath axes
+// and serializer rely on, which dump() does not show.
+std::string broken_link(xmlNodePtr parent, xmlDocPtr doc) {
+  xmlNodePtr prev = nullptr;
+  for (xmlNodePtr node = parent->children; node != nullptr; node = node->next) {
+    const std::string at = "under " + str(parent->name) + ", " + std::to_string(node->type) + " " +
+                           str(node->name) + ": ";
+    if (node->parent != parent) return at + "parent";
+    if (node->prev != prev) return at + "prev";
+    if (node->doc != doc) return at + "doc";
+    if (node->next == nullptr && parent->last != node) return at + "parent's last";
+    if (node->type == XML_ELEMENT_NODE) {
+      xmlAttrPtr prev_attribute = nullptr;
+      for (xmlAttrPtr a = node->properties; a != nullptr; a = a->next) {
+        if (a->parent != node || a->prev != prev_attribute || a->doc != doc)
+          return at + "attribute " + str(a->name);
+        if (a->children != nullptr &&
+            (a->children->parent != reinterpret_cast<xmlNodePtr>(a) || a->last != a->children ||
+             a->children->doc != doc || a->children->next != nullptr))
+          return at + "value of attribute " + str(a->name);
+        prev_attribute = a;
+      }
+      std::string below = broken_link(node, doc);
+      if (!below.empty()) return below;
+    }
+    prev = node;
+  }
+  return "";
+}
+
 // Where two dumps part, with the lines before, for a failure message that fits on a screen.
 std::string first_difference(const std::string& got, const std::string& want) {
   size_t i = 0;
@@ -101,18 +132,43 @@ Doc libxml2_tree(std::string_view html, const char* encoding, const char* url) {
       HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET));
 }
 
-// The builder's tree, compared with libxml2's; false when the builder left the page to libxml2.
+// A tree build_html_tree made in an arena, freed as such.
+struct ArenaTree {
+  TreeArena arena;
+  xmlDocPtr doc = nullptr;
+  ArenaTree(std::string_view html, const char* encoding, const char* url)
+      : doc(build_html_tree(html, encoding, url, arena)) {}
+  ~ArenaTree() {
+    if (doc) free_arena_html_tree(doc);
+  }
+};
+
+// The builder's tree, in both of its forms, compared with libxml2's; false when the builder
+// left the page to libxml2.
 bool built_as_libxml2(std::string_view page, const char* encoding = "utf-8",
                       const char* url = "http://127.0.0.1/p/1.html") {
   xmlInitParser();
   const test::ExactBytes bytes(page);
   Doc built(build_html_tree(bytes.view(), encoding, url));
+  const ArenaTree in_arena(bytes.view(), encoding, url);
+  EXPECT_EQ(built != nullptr, in_arena.doc != nullptr) << page.substr(0, 300);
+  if (!in_arena.doc) {
+    EXPECT_EQ(in_arena.arena.bytes_held(), 0u);
+  }
   if (!built) return false;
   Doc parsed = libxml2_tree(bytes.view(), encoding, url);
   EXPECT_TRUE(parsed != nullptr);
   if (parsed) {
     const std::string want = dump(parsed.get()), got = dump(built.get());
     EXPECT_TRUE(got == want) << first_difference(got, want) << "\npage:\n" << page.substr(0, 300);
+    EXPECT_EQ(broken_link(reinterpret_cast<xmlNodePtr>(built.get()), built.get()), "");
+    if (in_arena.doc) {
+      EXPECT_EQ(broken_link(reinterpret_cast<xmlNodePtr>(in_arena.doc), in_arena.doc), "");
+      const std::string got_in_arena = dump(in_arena.doc);
+      EXPECT_TRUE(got_in_arena == want)
+          << "in an arena: " << first_difference(got_in_arena, want) << "\npage:\n"
+          << page.substr(0, 300);
+    }
   }
   return true;
 }
@@ -284,6 +340,25 @@ TEST(HtmlTreeBuilder, LeavesWhatItDoesNotMirrorToLibxml2) {
   }
 }
 
+TEST(HtmlTreeBuilder, ChecksEveryByteOfALongPageAtEveryPlace) {
+  // The check reads printable ASCII in runs of 16 and 8 bytes: a byte it must stop at, in any
+  // place of a run, still leaves the page to libxml2, and valid UTF-8 or whitespace there is
+  // still built.
+  const std::string text(40, 'x');
+  for (size_t at = 0; at < text.size(); ++at) {
+    auto page = [&](std::string_view bytes) {
+      std::string out = "<body><p>" + text;
+      out.replace(9 + at, bytes.size(), bytes);
+      return out + "</p>";
+    };
+    for (const char* bad : {"\x01", "\x7F\x01", "\xC3", "\xFF", "\xEF\xBF\xBE", "\xED\xA0\x80"})
+      EXPECT_FALSE(built_as_libxml2(page(bad))) << at << " " << page(bad);
+    for (const char* good :
+         {"\t", "\n", "\r\n", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\x7F"})
+      EXPECT_TRUE(built_as_libxml2(page(good))) << at << " " << page(good);
+  }
+}
+
 TEST(HtmlTreeBuilder, LeavesAPageNestedPastLibxml2sDepthLimitToLibxml2) {
   std::string deep = "<body>";
   for (int i = 0; i < 300; ++i) deep += "<span>";
@@ -341,6 +416,75 @@ TEST(HtmlTreeBuilder, SelectionsOnABuiltTreeGiveLibxml2sResults) {
   EXPECT_EQ(built_links, parsed_links);
   EXPECT_EQ(built_links.size(), 3u);
   EXPECT_EQ(built.root().html(), parsed.root().html());
+}
+
+// Everything a handler reads through selectors, for one selection from a document.
+std::vector<std::string> answers(const HtmlDocument& doc, const std::string& query, bool css) {
+  const SelectorList list = css ? doc.css(query) : doc.root().xpath(query);
+  std::vector<std::string> out{list.ok() ? "ok" : list.error()};
+  for (const Selector& s : list) {
+    out.push_back(std::to_string(static_cast<int>(s.kind())) + " " + s.name() + " " + s.path() +
+                  " [" + s.text() + "] " + s.get());
+    for (const auto& [name, value] : s.attributes()) out.push_back(name + "=" + value);
+  }
+  for (const Url& url : list.links()) out.emplace_back(url.href());
+  return out;
+}
+
+// The same selections from the tree the builder makes in an arena (a page labelled UTF-8) and
+// from libxml2's own parse of the same ASCII bytes (labelled windows-1252, which the builder
+// leaves to libxml2).
+void expect_same_answers(std::string_view page) {
+  const std::string url = "http://127.0.0.1/p/1.html";
+  ASSERT_TRUE(built_as_libxml2(page, "utf-8", url.c_str()));
+  const HtmlDocument in_arena = HtmlDocument::parse(page, "utf-8", url);
+  const HtmlDocument parsed = HtmlDocument::parse(page, "windows-1252", url);
+  for (const char* css : {"title::text", "a", "a::attr(href)", "li", "p", "div", "div::text", "a.x",
+                          "#top::text", "*", "div > p:first-child", "ul li:nth-child(2)",
+                          "span:not(.c)", "p:has(a)", "input[checked]", "::text"}) {
+    EXPECT_EQ(answers(in_arena, css, true), answers(parsed, css, true)) << css;
+  }
+  for (const char* xpath :
+       {"//a/@href", "count(//p)", "//text()", "//comment()", "id('top')/text()", "id('n1')", "/*",
+        "//node()", "//@*", "string(/)", "//li[last()]/preceding-sibling::li",
+        "//*[@id]/ancestor::*", "//span/following::text()[1]", "//a | //p", "name(//*[5])",
+        "//div[div]/descendant-or-self::div", "//script/text()", "sum(//@data-n)"}) {
+    EXPECT_EQ(answers(in_arena, xpath, false), answers(parsed, xpath, false)) << xpath;
+    EXPECT_EQ(in_arena.xpath(xpath).values(), parsed.xpath(xpath).values()) << xpath;
+  }
+  EXPECT_GE(in_arena.css("a").size(), 3u);
+  EXPECT_EQ(in_arena.root().html(), parsed.root().html());
+  EXPECT_EQ(in_arena.root().xpath("/").get(), parsed.root().xpath("/").get());
+}
+
+TEST(HtmlTreeBuilder, AnArenaTreeAnswersSelectorsAndXPathAsLibxml2sOwnTreeDoes) {
+  expect_same_answers(R"(<!DOCTYPE html><html lang=en><head><meta charset=utf-8>
+<title>Cafe &amp; bar</title><base href="/d/"><script>var a = "<a href='no.html'>";</script>
+</head><body class="main page">
+<!-- a comment before the heading -->
+<h1 id=top data-n=3>Menu <span class=c>today</span></h1>
+<div id=outer>outer text<div class=inner>inner <b>bold</b> text</div>tail text
+  <p>first<p>second <a href=../c.html class="x y" title=C>C</a><!-- <a href="no2.html"> -->
+</div>
+<ul><li><a href="a.html#x" name=n1>A</a><li><a href='/b?x=1&amp;y=2'>B</a><li>three</ul>
+<form><input type=checkbox checked><input name=q value="a &quot;b&quot;"></form>
+<table><tr><td>1<td>2<tr><td>3</table>
+<span>x</span><span class=c>y</span> trailing
+</body></html>)");
+}
+
+TEST(HtmlTreeBuilder, AnArenaTreeOfManyNodesAnswersAsLibxml2sOwnTreeDoes) {
+  // Thousands of nodes over many arena blocks, deep nesting and long text among them.
+  std::string page = "<!DOCTYPE html><html><head><title>many</title></head><body>\n";
+  for (int i = 0; i < 1500; ++i) {
+    const std::string n = std::to_string(i);
+    page += "<div id=d" + n + " class=\"c" + std::to_string(i % 7) + "\" data-n=" + n + "><p>t" +
+            n + " <a href=/x/" + n + ".html>l" + n + "</a><!--c" + n + "--></p>" +
+            (i % 100 == 0 ? std::string(20'000, 'w') : "") + "</div>\n";
+  }
+  for (int i = 0; i < 100; ++i) page += "<div>" + std::to_string(i);
+  page += "</body></html>";
+  expect_same_answers(page);
 }
 
 }  // namespace

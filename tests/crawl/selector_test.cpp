@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "squall/crawl/xpath.h"
+#include "squall/url/ascii.h"
 #include "support/bytes.h"
 
 namespace squall {
@@ -236,6 +237,60 @@ TEST(Selector, ChainsAcrossDocuments) {
   for (const Selector& s : b.css("p")) both.push_back(s);
   EXPECT_EQ(SelectorList(both).css("b::text").getall(), (Strings{"a", "b", "c"}));
   EXPECT_EQ(SelectorList(both).xpath("count(b)").getall(), (Strings{"1", "2"}));
+}
+
+// The nodes a list holds, by identity and in order: kind, path and markup.
+Strings nodes(const SelectorList& list) {
+  Strings out{list.ok() ? "ok" : list.error()};
+  for (const Selector& s : list) {
+    out.push_back(std::to_string(static_cast<int>(s.kind())) + " " + s.path() + " " + s.get());
+  }
+  return out;
+}
+
+TEST(Selector, ABareElementNameSelectsTheNodesItsXPathDoesInTheSameOrder) {
+  // Nested elements of one name with text on both sides of the inner one, CDATA, an element
+  // name with a hyphen, comments and attributes that must not match.
+  constexpr std::string_view kPage = R"(<!DOCTYPE html><html><head><title>T1</title>
+<script>var a = "<div>";</script><style>p{}</style></head><body>
+<div id=a>one<div id=b>two<span>three</span>four</div>five<!-- div --><p title=div>six</p>
+<div id=c><o-p>seven</o-p></div>eight</div>
+<p>nine<a href=x>ten</a></p><title>T2</title><a name=y>eleven</a>
+</body></html>)";
+  for (const char* encoding : {"utf-8", "windows-1252"}) {  // an arena tree, libxml2's own
+    const HtmlDocument doc = HtmlDocument::parse(kPage, encoding);
+    const SelectorList divs = doc.css("div");
+    const SelectorList mixed = doc.css("p, span");
+    std::vector<Selector> contexts{doc.root(), doc.root().xpath("/")[0], divs[1], divs[0]};
+    for (const Selector& s : mixed) contexts.push_back(s);
+    const SelectorList lists[] = {SelectorList(contexts), divs, mixed};
+    for (const char* name : {"div", "DIV", "span", "title", "a", "o-p", "script", "style", "p",
+                             "html", "body", "nothing"}) {
+      for (const std::string& css : {std::string(name), std::string(name) + "::text"}) {
+        std::string xpath = "descendant-or-self::" + ascii_lower(name);
+        if (css.ends_with("::text")) xpath += "/text()";
+        for (const Selector& context : contexts) {
+          EXPECT_EQ(nodes(context.css(css)), nodes(context.xpath(xpath)))
+              << encoding << " " << css << " from " << context.path();
+        }
+        for (const SelectorList& list : lists) {
+          EXPECT_EQ(nodes(list.css(css)), nodes(list.xpath(xpath))) << encoding << " " << css;
+        }
+      }
+    }
+    EXPECT_EQ(doc.css("div::text").getall(),
+              (Strings{"one", "two", "four", "five", "\n", "eight"}));
+    EXPECT_EQ(doc.css("title::text").getall(), (Strings{"T1", "T2"}));
+    EXPECT_EQ(doc.css("script::text").getall(), (Strings{"var a = \"<div>\";"}));
+    // A text or attribute node has no elements under it; a value has no nodes at all.
+    const Selector text = doc.css("p::text")[0];
+    EXPECT_EQ(nodes(text.css("p")), nodes(text.xpath("descendant-or-self::p")));
+    const Selector attribute = doc.css("p::attr(title)")[0];
+    EXPECT_EQ(nodes(attribute.css("p")), nodes(attribute.xpath("descendant-or-self::p")));
+    const SelectorList count = doc.root().xpath("count(//p)");
+    EXPECT_EQ(nodes(count.css("p")), nodes(count.xpath("descendant-or-self::p")));
+    EXPECT_FALSE(count.css("p").ok());
+  }
 }
 
 }  // namespace

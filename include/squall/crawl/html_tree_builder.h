@@ -29,6 +29,8 @@
 
 #include <string_view>
 
+#include "squall/crawl/tree_arena.h"
+
 namespace squall {
 
 // The tree of `html` as htmlReadMemory would give it with `encoding` and `url` (the document's
@@ -39,6 +41,20 @@ namespace squall {
 // dictionary, with the other documents this thread builds (bounded: a new dictionary is started
 // past a few thousand names).
 xmlDocPtr build_html_tree(std::string_view html, const char* encoding, const char* url);
+
+// build_html_tree's tree with its nodes, attributes and their text made in `arena` instead of
+// one libxml2 allocation each (the document itself, its doctype, strings and ID table stay
+// libxml2's; names still come from the thread's dictionary). Its nodes are libxml2's types with
+// every field libxml2's constructors set, so XPath, serialization and reading functions work on
+// it as on the other; nothing may modify it (unlink, free or add nodes, set content or
+// attributes), and xmlFreeDoc must never see it: free_arena_html_tree frees the document, after
+// which `arena` may be cleared or destroyed. When it returns null, `arena` holds nothing of it.
+xmlDocPtr build_html_tree(std::string_view html, const char* encoding, const char* url,
+                          TreeArena& arena);
+
+// Frees what libxml2 allocated of a document build_html_tree made in an arena, leaving its nodes
+// to the arena.
+void free_arena_html_tree(xmlDocPtr doc);
 
 // True for the labels of UTF-8 (ASCII case-insensitive "utf-8" or "utf8"): the encodings
 // build_html_tree reads.

@@ -103,6 +103,8 @@ class Selector {
   Selector(std::shared_ptr<const detail::HtmlTree> tree, void* node)
       : tree_(std::move(tree)), node_(node) {}
   explicit Selector(std::string value) : value_(std::move(value)) {}
+  // links(), appended to `out`.
+  void add_links(std::vector<Url>& out) const;
 
   std::shared_ptr<const detail::HtmlTree> tree_;  // null for a value
   void* node_ = nullptr;                          // an xmlNode (or xmlAttr, xmlDoc) in tree_
