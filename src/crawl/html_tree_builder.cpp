@@ -638,7 +638,8 @@ xmlNodePtr Builder::new_element(const TagInfo& tag, const char* name) {
   if (arena_ == nullptr) return checked(xmlNewDocNode(doc_, nullptr, BAD_CAST name, nullptr));
   auto* element = arena_->make<xmlNode>();
   element->type = XML_ELEMENT_NODE;
-  if (tag.index >= 0 && doc_->dict == shared_dict.dict) {
+  // The document's dictionary is the thread's (build() gave it), whose tag_names it fills.
+  if (tag.index >= 0) {
     const xmlChar*& interned = shared_dict.tag_names[static_cast<size_t>(tag.index)];
     if (interned == nullptr) interned = checked(xmlDictLookup(doc_->dict, BAD_CAST name, -1));
     element->name = interned;

@@ -76,10 +76,7 @@ json FetchResult::to_json() const {
 
 // Built key by key: an initializer list would copy every value once more, on every task.
 void FetchResult::write_track(JsonObjectWriter& fetch) const {
-  if (error.empty())
-    fetch.null("error");
-  else
-    fetch.string("error", error);
+  fetch.string_or_null("error", error);
   if (auto etag = headers.get("ETag")) fetch.string("etag", *etag);
   if (auto lm = headers.get("Last-Modified")) fetch.string("last_modified", *lm);
   fetch.integer("length", static_cast<int64_t>(content.size()))

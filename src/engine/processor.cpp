@@ -255,11 +255,7 @@ ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched, Spill* spil
 
   std::string process_part;
   JsonObjectWriter process(process_part);
-  if (exception.empty())
-    process.null("exception");
-  else
-    process.string("exception", exception);
-  process
+  process.string_or_null("exception", exception)
       .integer("follows", static_cast<int64_t>(produced.handed_follows + produced.follows.size()))
       .string("logs", joined_logs(produced.logs))
       .integer("messages",

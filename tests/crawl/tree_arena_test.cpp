@@ -92,11 +92,17 @@ TEST(TreeArena, ReusesTheBlocksAnArenaOfThisThreadDropped) {
   EXPECT_EQ(next.allocate(64), first);
 }
 
-TEST(TreeArena, MayBeDroppedOnAnotherThread) {
+TEST(TreeArena, MayBeDroppedOnAnotherThreadWhoseSparesItsBlocksBecome) {
   auto arena = std::make_unique<TreeArena>();
+  void* first = arena->allocate(64);
   for (int i = 0; i < 1000; ++i) arena->copy("text", 4);
-  std::thread([&] { arena.reset(); }).join();
-  EXPECT_EQ(arena, nullptr);
+  void* reused = nullptr;
+  std::thread([&] {
+    arena.reset();
+    TreeArena next;
+    reused = next.allocate(64);
+  }).join();
+  EXPECT_EQ(reused, first);
 }
 
 }  // namespace

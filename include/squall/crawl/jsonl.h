@@ -110,6 +110,10 @@ class JsonObjectWriter {
     append_json_string(this->key(key), v);
     return *this;
   }
+  // `v` as a string, or null when it is empty (an error or an exception: none).
+  JsonObjectWriter& string_or_null(std::string_view key, std::string_view v) {
+    return v.empty() ? null(key) : string(key, v);
+  }
   // Starts a member whose value the caller appends to the string returned, before the next.
   std::string& member(std::string_view key) { return this->key(key); }
   void end() { out_.push_back('}'); }
