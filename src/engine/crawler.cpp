@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "crawl_shared.h"
+#include "prefetched_links.h"
 #include "squall/core/error.h"
 #include "squall/core/log.h"
 #include "squall/core/seconds.h"
@@ -188,6 +189,7 @@ class CrawlProject final : public Handler {
   // The URLs this run asked for (8 bytes each), so that a link to a page the crawl has costs a
   // hash instead of a task; one it has not seen goes to the scheduler, which knows the rest.
   SeenSet seen_;
+  detail::PrefetchedLinks new_links_;  // take_links' links on their way into seen_
 };
 
 // The crawl's project for the split engine's processor: the Handler run in place, as Processor
@@ -605,9 +607,9 @@ CrawlTask CrawlProject::page_task(std::string url, int depth, const std::string&
   t.url = std::move(url);
   t.schedule.retries = s_.o.retries;
   t.process["callback"] = "page";
-  json save = {{"depth", depth}};
+  json& save = t.fetch["save"];
+  save["depth"] = depth;
   if (!parent.empty()) save["parent"] = parent;
-  t.fetch["save"] = std::move(save);
   if (s_.o.render) {
     t.fetch["fetch_type"] = "js";
     // Links a timer or a request adds after the load event are in by then.
@@ -756,6 +758,8 @@ int CrawlProject::take_links(const Response& r, CrawledPage& page, const Url& ba
   int count = 0;
   bool may_go_deeper = !o.max_depth || page.depth + 1 <= *o.max_depth;
   // Each link is taken as the extractor resolves it: a page's links are never all held.
+  auto follow = [&](const std::string& url) { crawl(page_task(url, page.depth + 1, page.url)); };
+  new_links_.clear();
   LinkOptions lo;
   lo.page_url = base;
   if (auto cs = declared_charset(content_type, head)) lo.charset = *cs;
@@ -767,12 +771,12 @@ int CrawlProject::take_links(const Response& r, CrawledPage& page, const Url& ba
     if (link.nofollow && !o.ignore_nofollow) return;
     if (!may_go_deeper || !s_.scope->allows(*link.url)) return;
     if (o.link_filter && !o.link_filter(*link.url, page)) return;
-    if (!seen_.insert(link.url->dedup_key())) return;
-    crawl(page_task(std::string(link.url->dedup_key()), page.depth + 1, page.url));
+    new_links_.push(seen_, link.url->dedup_key(), follow);
   };
   LinkExtractor ex(std::move(lo));
   ex.feed(r.content);
   ex.finish();
+  new_links_.drain(seen_, follow);
   page.title = ex.title();
   return count;
 }

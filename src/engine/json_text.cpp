@@ -18,7 +18,8 @@ JsonText JsonText::of_text(std::string text) {
 nlohmann::json JsonText::read() const {
   if (text_.empty()) return nlohmann::json::object();
   nlohmann::json j = parse_json(text_);
-  return j.is_object() ? j : nlohmann::json::object();
+  if (!j.is_object()) return nlohmann::json::object();
+  return j;
 }
 
 }  // namespace squall

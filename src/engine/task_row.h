@@ -32,7 +32,8 @@ inline int task_flags(const TaskSchedule& s) {
 inline nlohmann::json dict_from_text(std::optional<std::string_view> text) {
   if (!text) return nlohmann::json::object();
   nlohmann::json j = parse_json(*text);
-  return j.is_object() ? j : nlohmann::json::object();
+  if (!j.is_object()) return nlohmann::json::object();
+  return j;
 }
 
 // A task from a row in kTaskColumns order. `Row` reads a column by index: is_null(i), text(i)

@@ -2,7 +2,6 @@
 // framed body in, decoded, within the request's limits.
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 
 #include "client_internal.h"
 #include "squall/core/timeout.h"
@@ -272,11 +271,14 @@ NetError body_error(const Stream& stream, const BodyReader& body, ParseStatus st
 // Straight into the body string: what is buffered first, then reads into the string itself.
 Task<void> read_length_direct(Stream& stream, BodyReader& body, HttpResponse& r) {
   size_t base = r.body.size();
-  r.body.resize(base + body.remaining());
+  // What the stream holds is appended; only the rest, read straight into the body, is first
+  // made room for (and zero-filled).
+  r.body.reserve(base + body.remaining());
   size_t have = std::min<uint64_t>(body.remaining(), stream.buffered().size());
-  std::memcpy(r.body.data() + base, stream.buffered().data(), have);
+  r.body.append(stream.buffered().data(), have);
   stream.consume(have);
   body.took(have);
+  if (!body.done()) r.body.resize(base + body.received() + body.remaining());
   try {
     while (!body.done()) {
       body.took(co_await stream.read_into(

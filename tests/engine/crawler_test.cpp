@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -346,6 +347,13 @@ class WatchingServer {
       if (a.host == host && a.target != "/robots.txt") out.push_back(a.at);
     return out;
   }
+  // The pages (anything but /robots.txt) of `host` that were asked for, in order.
+  std::vector<std::string> page_targets(const std::string& host) const {
+    std::vector<std::string> out;
+    for (const Arrival& a : arrivals_)
+      if (a.host == host && a.target != "/robots.txt") out.push_back(a.target);
+    return out;
+  }
   size_t max_in_flight(const std::string& host) const {
     auto it = max_in_flight_.find(host);
     return it == max_in_flight_.end() ? 0 : it->second;
@@ -514,6 +522,38 @@ TEST_F(CrawlerPolitenessTest, RobotsCrawlDelayIsHonoured) {
   std::vector<double> gaps = gaps_ms(server.page_arrivals(server.host("a.test")));
   ASSERT_EQ(gaps.size(), 5u);
   for (double gap : gaps) EXPECT_GE(gap, ms_of(150ms - kLag));
+}
+
+TEST_F(CrawlerPolitenessTest, APagesLinksAreFollowedOnceEachInTheOrderTheyAppear) {
+  // More links than the crawl holds at once on their way to its seen set (and a page with
+  // fewer), with repeats near and far, and links to pages already taken.
+  const std::vector<std::string> index_links = {
+      "/p/5", "/p/1", "/p/5", "/p/9", "/p/2",  "/p/14", "/p/1",  "/p/3", "/p/7", "/p/11",
+      "/p/4", "/p/6", "/p/9", "/p/8", "/p/13", "/p/10", "/p/12", "/p/0", "/p/5"};
+  auto answer = [&](const std::string&, const std::string& target, int) -> std::optional<Reply> {
+    std::string body = "<!DOCTYPE html><title>t</title>";
+    auto link = [&](const std::string& to) { body += "<a href=\"" + to + "\">x</a>"; };
+    if (target == "/") {
+      for (const std::string& to : index_links) link(to);
+    } else if (target == "/p/1") {
+      for (const char* to : {"/q/b", "/p/2", "/q/a", "/q/b", "/"}) link(to);
+    } else if (!target.starts_with("/p/") && !target.starts_with("/q/")) {
+      return std::nullopt;
+    }
+    return Reply{.body = body};
+  };
+  WatchingServer server(answer, 0ms);
+  CrawlerOptions o = options_for(server, {"a.test"});
+  o.concurrency = 1;
+  o.per_host = 1;
+  CrawlSummary s = crawl(server, o);
+  std::vector<std::string> expected = {"/"};
+  for (const std::string& to : index_links)
+    if (std::find(expected.begin(), expected.end(), to) == expected.end()) expected.push_back(to);
+  expected.push_back("/q/b");
+  expected.push_back("/q/a");
+  EXPECT_EQ(server.page_targets(server.host("a.test")), expected);
+  EXPECT_EQ(s.fetched, expected.size());
 }
 
 TEST_F(CrawlerRetryTest, TransientFailuresAreRetriedWithExponentialBackoff) {

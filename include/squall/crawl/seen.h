@@ -27,10 +27,16 @@ class SeenSet {
 
   // The hash the set keeps for a URL (never 0, which marks an empty slot).
   static uint64_t hash(std::string_view url) noexcept;
+  // Inserts a URL by its hash(); true if it was not there yet.
+  bool insert_hash(uint64_t h);
+  // Starts loading the slot where the URL of hash `h` would be looked for. A crawl's table
+  // outgrows the cache, so each lookup waits on memory; asking early lets it wait less.
+  void prefetch(uint64_t h) const noexcept {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & (slots_.size() - 1)]);
+  }
 
  private:
   void grow();
-  bool insert_hash(uint64_t h);
 
   std::vector<uint64_t> slots_;  // 0 = empty; the size is a power of two
   size_t size_ = 0;
