@@ -133,6 +133,9 @@ struct Scheduler::ProjectState {
   Window<ReadyKey, ReadyBefore> ready;
   Window<DelayKey, DelayBefore> delayed;
 
+  // A dispatched task as it was, but for its fetch and process dicts: they went with the
+  // dispatch, unused here unless the task comes back (a retry, a recrawl, a put-back or a
+  // timeout), and read back from the store then.
   struct InWork {
     uint64_t token = 0;
     QueuedTask queued;
@@ -417,7 +420,7 @@ Task<void> Scheduler::handle(CrawlTask task, RequestCounts& counts) {
   co_await place(*p, std::move(queued));
 }
 
-void Scheduler::expire_in_work(ProjectState& p, double now) {
+Task<void> Scheduler::expire_in_work(ProjectState& p, double now) {
   while (!p.deadlines.empty() && p.deadlines.front().at <= now) {
     ProjectState::Deadline d = std::move(p.deadlines.front());
     p.deadlines.pop_front();
@@ -427,8 +430,15 @@ void Scheduler::expire_in_work(ProjectState& p, double now) {
                             " had no outcome within the processing timeout: dispatching it again");
     QueuedTask q = std::move(it->second.queued);
     p.in_work.erase(it);
+    co_await read_back_dicts(q);
     p.ready.admit(std::move(q), options_.window);
   }
+}
+
+Task<void> Scheduler::read_back_dicts(QueuedTask& q) {
+  std::optional<CrawlTask> stored = co_await store_.get(q.task.project, q.task.taskid);
+  q.task.fetch = stored ? std::move(stored->fetch) : nlohmann::json::object();
+  q.task.process = stored ? std::move(stored->process) : nlohmann::json::object();
 }
 
 Task<void> Scheduler::promote_due(ProjectState& p, double now) {
@@ -469,7 +479,7 @@ Task<std::vector<Dispatch>> Scheduler::select(size_t max) {
     order.push_back(it->second.get());
   for (ProjectState* p : order) {
     if (!p->info.active()) continue;
-    expire_in_work(*p, now);
+    co_await expire_in_work(*p, now);
     co_await promote_due(*p, now);
     co_await refill(*p, now);
   }
@@ -489,7 +499,10 @@ Task<std::vector<Dispatch>> Scheduler::select(size_t max) {
       p->pause.dispatched(now);
       uint64_t token = ++tokens_;
       std::string taskid = q.task.taskid;
+      nlohmann::json fetch = std::move(q.task.fetch), process = std::move(q.task.process);
       Dispatch d{q.task, token};
+      d.task.fetch = std::move(fetch);
+      d.task.process = std::move(process);
       p->in_work[taskid] = ProjectState::InWork{token, std::move(q)};
       p->add_deadline({now + options_.processing_timeout, std::move(taskid), token});
       out.push_back(std::move(d));
@@ -535,6 +548,7 @@ Task<bool> Scheduler::outcome(StatusPack pack) {
     if (t.schedule.exetime <= now) t.schedule.exetime = 0;
     q.seq = ++seq_;
     co_await store_.update(t, q.seq);
+    co_await read_back_dicts(q);
     co_await place(*p, std::move(q));
   } else {
     co_await store_.update(t, q.seq);
@@ -572,6 +586,8 @@ bool Scheduler::put_back(const Dispatch& d) {
   if (it == p->in_work.end() || it->second.token != d.token) return false;
   QueuedTask q = std::move(it->second.queued);
   p->in_work.erase(it);
+  q.task.fetch = d.task.fetch;
+  q.task.process = d.task.process;
   p->ready.admit(std::move(q), options_.window);
   return true;
 }

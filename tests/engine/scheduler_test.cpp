@@ -249,6 +249,38 @@ TEST_F(SchedulerTest, AStatusDeliveredTwiceIsAppliedOnce) {
   expect_counters_match_recount();
 }
 
+TEST_F(SchedulerTest, ATaskBackFromWorkIsDispatchedAgainWithItsFetchAndProcess) {
+  // Back by a retry, a put-back, a processing timeout and a recrawl, in turn.
+  CrawlTask a = task("http://h/a");
+  a.fetch = {{"method", "POST"}, {"data", "q=1"}, {"save", {{"page", 2}}}};
+  a.process = {{"callback", "detail"}};
+  a.schedule.age = 3600;
+  a.schedule.auto_recrawl = true;
+  a.schedule.retries = 1;
+  request(a);
+  auto same_dicts = [&](const std::vector<Dispatch>& d, const char* how) {
+    ASSERT_EQ(d.size(), 1u) << how;
+    EXPECT_EQ(d[0].task.fetch, a.fetch) << how;
+    EXPECT_EQ(d[0].task.process, a.process) << how;
+  };
+  auto d = select();
+  same_dicts(d, "the first dispatch");
+  ASSERT_TRUE(outcome(d[0], false));
+  now_ += 30;
+  d = select();
+  same_dicts(d, "a retry");
+  ASSERT_TRUE(scheduler_->put_back(d[0]));
+  d = select();
+  same_dicts(d, "a put-back");
+  now_ += 600;
+  d = select();
+  same_dicts(d, "after the processing timeout");
+  ASSERT_TRUE(outcome(d[0], true));
+  now_ += 3600;
+  d = select();
+  same_dicts(d, "a recrawl");
+}
+
 TEST_F(SchedulerTest, ATaskPutBackIsDispatchedAgainFromItsPlaceAndAStaleOneIsNot) {
   request(task("http://h/a"));
   request(task("http://h/b"));

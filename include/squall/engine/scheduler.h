@@ -148,7 +148,9 @@ class Scheduler {
   Task<void> place(ProjectState& p, QueuedTask queued);
   Task<void> refill(ProjectState& p, double now);
   Task<void> promote_due(ProjectState& p, double now);
-  void expire_in_work(ProjectState& p, double now);
+  Task<void> expire_in_work(ProjectState& p, double now);
+  // A task back from work gets its fetch and process dicts again: they went with its dispatch.
+  Task<void> read_back_dicts(QueuedTask& q);
   void forget(ProjectState& p, const std::string& taskid);
   std::optional<KnownTask> known_in_memory(ProjectState& p, const std::string& taskid) const;
 
