@@ -380,6 +380,8 @@ struct SqliteStore::Db {
   }
 
   std::unordered_map<std::string, int64_t> project_ids;
+  // The one asked for last: an engine with one project asks for it on every read and write.
+  std::pair<std::string, int64_t> last_project{std::string(), -1};
 
   // Where the tasks that ready() and delayed() handed out live: taskid -> (project id, rowid).
   // An outcome updates its task by rowid, one step into pages that dispatch order keeps warm,
@@ -399,7 +401,11 @@ struct SqliteStore::Db {
 
   // The project's key in the task table; `create` adds one for a new name, else -1 for it.
   int64_t project_id(const std::string& name, bool create) {
-    if (auto it = project_ids.find(name); it != project_ids.end()) return it->second;
+    if (last_project.second >= 0 && name == last_project.first) return last_project.second;
+    if (auto it = project_ids.find(name); it != project_ids.end()) {
+      last_project = *it;
+      return it->second;
+    }
     SqliteStatement s = file->prepare("SELECT id FROM project_ids WHERE name = ?");
     s.bind(1, name);
     int64_t id = -1;
