@@ -439,6 +439,13 @@ MimeType identify_unknown_mime_type(std::string_view h, bool sniff_scriptable) {
 MimeType sniff_mime_type(std::optional<std::string_view> content_type,
                          std::string_view resource_header, bool no_sniff) {
   const std::string_view h = resource_header.substr(0, kSniffHeaderSize);
+  // The field almost every page comes with, bare: what the steps below give it (a feed, or
+  // text/html) without parsing it.
+  if (content_type && iequals(*content_type, "text/html")) {
+    MimeType feed;
+    if (!no_sniff && detail::sniff_feed(h, feed)) return feed;
+    return MimeType{.type = "text", .subtype = "html", .parameters = {}};
+  }
   std::optional<MimeType> supplied;
   if (content_type) supplied = extract_mime_type(*content_type);
   const std::string essence = supplied ? supplied->essence() : std::string();
@@ -488,7 +495,9 @@ std::optional<std::string_view> bom_encoding(std::string_view bytes) {
 }
 
 std::optional<std::string> content_type_charset(std::optional<std::string_view> content_type) {
-  if (!content_type) return std::nullopt;
+  // Parameters follow a ';': a field without one (a bare "text/html", as most servers send)
+  // names no charset, and is not parsed.
+  if (!content_type || content_type->find(';') == std::string_view::npos) return std::nullopt;
   const std::optional<MimeType> mime = extract_mime_type(*content_type);
   if (!mime) return std::nullopt;
   const std::optional<std::string_view> charset = mime->parameter("charset");

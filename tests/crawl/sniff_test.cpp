@@ -271,6 +271,12 @@ TEST(Sniffing, TextHtmlThatIsReallyAFeedIsAFeed) {
   EXPECT_EQ(sniffed("text/html", "<html><rss>"), "text/html");
   EXPECT_EQ(sniffed("text/html", "text <rss>"), "text/html");
   EXPECT_EQ(sniffed("text/html", "<!-- unterminated <rss>"), "text/html");
+  // The field in any case, bare or with parameters, is read alike; nosniff keeps it as sent.
+  for (std::string_view field : {"TEXT/HTML", "Text/Html", "text/html; charset=utf-8"}) {
+    EXPECT_EQ(sniffed(field, "<rss version=\"2.0\">"), "application/rss+xml") << field;
+    EXPECT_EQ(sniffed(field, "<rss version=\"2.0\">", true), "text/html") << field;
+    EXPECT_EQ(sniffed(field, "<p>"), "text/html") << field;
+  }
 }
 
 TEST(Sniffing, TheSuppliedTypeKeepsItsParameters) {
