@@ -434,6 +434,13 @@ nlohmann::json parse_json(std::string_view text) {
   return nlohmann::json::parse(text, nullptr, false);
 }
 
+nlohmann::json parse_json_object(std::string_view text) {
+  if (text.empty()) return nlohmann::json::object();
+  nlohmann::json j = parse_json(text);
+  if (!j.is_object()) return nlohmann::json::object();
+  return j;
+}
+
 JsonLinesWriter JsonLinesWriter::open(const std::string& path, bool links) {
   if (path == "-") return JsonLinesWriter(stdout, false, links);
   std::FILE* file = std::fopen(path.c_str(), "ab");

@@ -36,26 +36,44 @@ std::string serialize(xmlDocPtr doc, xmlNodePtr node) {
   return html;
 }
 
-// The href of the first <base> that has one, in document order; the walk needs no recursion (a
-// page may nest deeper than the stack would like).
-std::optional<std::string> first_base_href(xmlNodePtr root) {
-  xmlNodePtr node = root;
-  while (node != nullptr) {
-    // Every element is looked at: its first letter first, without a call.
-    if (node->type == XML_ELEMENT_NODE && node->name != nullptr && node->name[0] == 'b' &&
-        std::strcmp(reinterpret_cast<const char*>(node->name), "base") == 0) {
-      if (xmlChar* href = xmlGetProp(node, BAD_CAST "href")) return detail::take_xml_string(href);
-    }
-    if (node->children != nullptr && node->type != XML_ENTITY_REF_NODE &&
-        node->type != XML_DTD_NODE) {
-      node = node->children;
+// Calls visit(n) for `top` and each node under it in document order until it returns false,
+// descending into `top` and the elements under it (a document's doctype holds nothing a walk
+// looks for). No recursion: a page may nest deeper than the stack would like.
+template <typename Visit>
+void walk_subtree(xmlNodePtr top, Visit visit) {
+  if (!visit(top)) return;
+  xmlNodePtr n = top->children;
+  while (n != nullptr) {
+    if (!visit(n)) return;
+    if (n->type == XML_ELEMENT_NODE && n->children != nullptr) {
+      n = n->children;
       continue;
     }
-    while (node != root && node->next == nullptr) node = node->parent;
-    if (node == root) break;
-    node = node->next;
+    while (n != top && n->next == nullptr) n = n->parent;
+    if (n == top) return;
+    n = n->next;
   }
-  return std::nullopt;
+}
+
+// Whether `n` is an element named `name`: asked of every element of a walk, so its first letter
+// first, without a call.
+bool is_element_named(xmlNodePtr n, const char* name) {
+  return n->type == XML_ELEMENT_NODE && n->name != nullptr &&
+         n->name[0] == static_cast<unsigned char>(name[0]) &&
+         std::strcmp(reinterpret_cast<const char*>(n->name), name) == 0;
+}
+
+// The href of the first <base> that has one, in document order.
+std::optional<std::string> first_base_href(xmlNodePtr root) {
+  std::optional<std::string> href;
+  walk_subtree(root, [&href](xmlNodePtr n) {
+    if (!is_element_named(n, "base")) return true;
+    xmlChar* value = xmlGetProp(n, BAD_CAST "href");
+    if (value == nullptr) return true;
+    href = detail::take_xml_string(value);
+    return false;
+  });
+  return href;
 }
 
 // The value of an element's href attribute as xmlGetNoNsProp gives it, null for none: read in
@@ -135,6 +153,7 @@ std::optional<NameWalk> name_walk(std::string_view xpath) {
   return walk;
 }
 
+// An element or a document: the selectors whose subtree a walk reads.
 bool walkable(const Selector& context) {
   const SelectorKind kind = context.kind();
   return kind == SelectorKind::Element || kind == SelectorKind::Document;
@@ -143,29 +162,12 @@ bool walkable(const Selector& context) {
 template <typename Add>
 void walk_names(xmlNodePtr top, const NameWalk& walk, Add add) {
   const char* name = walk.name.c_str();
-  auto named = [name](xmlNodePtr n) {
-    return n->type == XML_ELEMENT_NODE && n->ns == nullptr && n->name != nullptr &&
-           n->name[0] == static_cast<unsigned char>(name[0]) &&
-           std::strcmp(reinterpret_cast<const char*>(n->name), name) == 0;
-  };
-  if (!walk.text && named(top)) add(top);
-  xmlNodePtr n = top->children;
-  while (n != nullptr) {
-    if (walk.text
-            ? (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) && named(n->parent)
-            : named(n)) {
-      add(n);
-    }
-    // Only elements are descended into: a document's doctype holds no element or text XPath
-    // would reach.
-    if (n->type == XML_ELEMENT_NODE && n->children != nullptr) {
-      n = n->children;
-      continue;
-    }
-    while (n != top && n->next == nullptr) n = n->parent;
-    if (n == top) break;
-    n = n->next;
-  }
+  auto named = [name](xmlNodePtr n) { return n->ns == nullptr && is_element_named(n, name); };
+  walk_subtree(top, [&](xmlNodePtr n) {
+    const bool text = n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE;
+    if (walk.text ? text && named(n->parent) : named(n)) add(n);
+    return true;
+  });
 }
 
 }  // namespace
@@ -277,43 +279,20 @@ std::vector<Url> Selector::links() const {
 }
 
 void Selector::add_links(std::vector<Url>& out) const {
-  const SelectorKind k = kind();
-  if (k != SelectorKind::Element && k != SelectorKind::Document) return;
+  if (!walkable(*this)) return;
   const std::optional<Url>& base = tree_->base_url();
   const std::string_view encoding = text_of(tree_->doc->encoding);
   // The <a href> and <area href> at or under this node, in document order: a walk of the
   // subtree, which costs less than the XPath expression that says the same.
-  auto* top = static_cast<xmlNodePtr>(node_);
   std::string copy;
-  auto visit = [&](xmlNodePtr n) {
-    if (n->type != XML_ELEMENT_NODE) return;
-    std::string_view name = text_of(n->name);
-    if (name != "a" && name != "area") return;
+  walk_subtree(static_cast<xmlNodePtr>(node_), [&](xmlNodePtr n) {
+    if (!is_element_named(n, "a") && !is_element_named(n, "area")) return true;
     const std::optional<std::string_view> href = href_of(n, copy);
-    if (!href) return;
+    if (!href) return true;
     UrlResult url = Url::parse(strip_ascii_whitespace(*href), base ? &*base : nullptr, encoding);
     if (url) out.push_back(std::move(*url));
-  };
-  xmlNodePtr n = k == SelectorKind::Document ? tree_->doc->children : top;
-  if (k == SelectorKind::Element) {
-    visit(top);
-    n = top->children;
-  }
-  while (n) {
-    visit(n);
-    if (n->type == XML_ELEMENT_NODE && n->children) {
-      n = n->children;
-      continue;
-    }
-    // Up until a node with a next sibling, without leaving the subtree.
-    while (n && !n->next) {
-      n = n->parent;
-      if (n == top ||
-          (k == SelectorKind::Document && n == reinterpret_cast<xmlNodePtr>(tree_->doc)))
-        n = nullptr;
-    }
-    if (n) n = n->next;
-  }
+    return true;
+  });
 }
 
 SelectorList SelectorList::failure(std::string error) {

@@ -439,15 +439,12 @@ MimeType identify_unknown_mime_type(std::string_view h, bool sniff_scriptable) {
 MimeType sniff_mime_type(std::optional<std::string_view> content_type,
                          std::string_view resource_header, bool no_sniff) {
   const std::string_view h = resource_header.substr(0, kSniffHeaderSize);
-  // The field almost every page comes with, bare: what the steps below give it (a feed, or
-  // text/html) without parsing it.
-  if (content_type && iequals(*content_type, "text/html")) {
-    MimeType feed;
-    if (!no_sniff && detail::sniff_feed(h, feed)) return feed;
-    return MimeType{.type = "text", .subtype = "html", .parameters = {}};
-  }
   std::optional<MimeType> supplied;
-  if (content_type) supplied = extract_mime_type(*content_type);
+  // The field almost every page comes with, a bare text/html, needs no parsing.
+  if (content_type && iequals(*content_type, "text/html"))
+    supplied = MimeType{.type = "text", .subtype = "html", .parameters = {}};
+  else if (content_type)
+    supplied = extract_mime_type(*content_type);
   const std::string essence = supplied ? supplied->essence() : std::string();
 
   if (!supplied || essence == "unknown/unknown" || essence == "application/unknown" ||

@@ -74,7 +74,6 @@ json FetchResult::to_json() const {
           {"error", error.empty() ? json() : json(error)}};
 }
 
-// Built key by key: an initializer list would copy every value once more, on every task.
 void FetchResult::write_track(JsonObjectWriter& fetch) const {
   fetch.string_or_null("error", error);
   if (auto etag = headers.get("ETag")) fetch.string("etag", *etag);

@@ -16,10 +16,7 @@ JsonText JsonText::of_text(std::string text) {
 }
 
 nlohmann::json JsonText::read() const {
-  if (text_.empty()) return nlohmann::json::object();
-  nlohmann::json j = parse_json(text_);
-  if (!j.is_object()) return nlohmann::json::object();
-  return j;
+  return parse_json_object(text_);
 }
 
 }  // namespace squall

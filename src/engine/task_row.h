@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,14 +25,6 @@ enum TaskFlag : int { kAutoRecrawl = 1, kForceUpdate = 2, kCancel = 4 };
 inline int task_flags(const TaskSchedule& s) {
   return (s.auto_recrawl ? kAutoRecrawl : 0) | (s.force_update ? kForceUpdate : 0) |
          (s.cancel ? kCancel : 0);
-}
-
-// A stored dict: JSON text, or NULL for an empty one; anything but an object reads as {}.
-inline nlohmann::json dict_from_text(std::optional<std::string_view> text) {
-  if (!text) return nlohmann::json::object();
-  nlohmann::json j = parse_json(*text);
-  if (!j.is_object()) return nlohmann::json::object();
-  return j;
 }
 
 // A task from a row in kTaskColumns order. `Row` reads a column by index: is_null(i), text(i)
@@ -59,9 +50,9 @@ QueuedTask read_task_row(const Row& row, const std::string& project) {
   s.auto_recrawl = flags & kAutoRecrawl;
   s.force_update = flags & kForceUpdate;
   s.cancel = flags & kCancel;
+  // A stored dict is its JSON text, or NULL for an empty one.
   auto dict = [&row](int i) {
-    return dict_from_text(row.is_null(i) ? std::nullopt
-                                         : std::optional<std::string_view>(row.text(i)));
+    return row.is_null(i) ? nlohmann::json::object() : parse_json_object(row.text(i));
   };
   t.fetch = dict(11);
   t.process = dict(12);
