@@ -164,6 +164,10 @@ struct Scheduler::ProjectState {
   static constexpr size_t kDeadlineSlack = 1024;
 
   std::vector<CrawlTask> postponed;  // force_update requests for tasks in work
+  // Tasks in no window and not in work while the store is written or read for them: a retry, a
+  // timed-out task, a delayed task come due. idle() counts them, as a store's await lets the
+  // rest of the engine run meanwhile.
+  size_t between_windows = 0;
   KnownTaskids known;
   // `known` holds every taskid of the project (it had none when added, and the cache was never
   // emptied), so a taskid missing from it is new without asking the store.
@@ -189,6 +193,18 @@ struct Scheduler::ProjectState {
 };
 
 namespace {
+
+// Counts a task in ProjectState::between_windows for as long as it lives.
+class BetweenWindows {
+ public:
+  explicit BetweenWindows(size_t& count) : count_(count) { ++count_; }
+  ~BetweenWindows() { --count_; }
+  BetweenWindows(const BetweenWindows&) = delete;
+  BetweenWindows& operator=(const BetweenWindows&) = delete;
+
+ private:
+  size_t& count_;
+};
 
 // The "all" counter a task of this status is counted in.
 CounterKind total_of(TaskStatus status) {
@@ -430,6 +446,7 @@ Task<void> Scheduler::expire_in_work(ProjectState& p, double now) {
                             " had no outcome within the processing timeout: dispatching it again");
     QueuedTask q = std::move(it->second.queued);
     p.in_work.erase(it);
+    BetweenWindows moving(p.between_windows);
     co_await read_back_dicts(q);
     p.ready.admit(std::move(q), options_.window);
   }
@@ -448,11 +465,14 @@ Task<void> Scheduler::promote_due(ProjectState& p, double now) {
     p.delayed.loaded(rows, want, [&](const std::string& id) { return p.busy(id); });
   }
   while (!p.delayed.empty() && p.delayed.tasks.begin()->first.exetime <= now) {
-    QueuedTask q = p.delayed.pop_first();
-    q.task.schedule.exetime = 0;
-    q.seq = ++seq_;
-    co_await store_.update(q.task, q.seq);
-    p.ready.admit(std::move(q), options_.window);
+    {
+      BetweenWindows moving(p.between_windows);
+      QueuedTask q = p.delayed.pop_first();
+      q.task.schedule.exetime = 0;
+      q.seq = ++seq_;
+      co_await store_.update(q.task, q.seq);
+      p.ready.admit(std::move(q), options_.window);
+    }
     if (p.delayed.empty() && !p.delayed.complete) {
       size_t want = options_.window;
       std::vector<QueuedTask> rows = co_await store_.delayed(p.info.name, p.delayed.through, want);
@@ -545,6 +565,7 @@ Task<bool> Scheduler::outcome(StatusPack pack) {
   if (t.status != TaskStatus::Active) p->move_total(CounterKind::Pending, total_of(t.status));
 
   if (t.status == TaskStatus::Active) {
+    BetweenWindows moving(p->between_windows);
     if (t.schedule.exetime <= now) t.schedule.exetime = 0;
     q.seq = ++seq_;
     co_await store_.update(t, q.seq);
@@ -625,7 +646,7 @@ bool Scheduler::idle() const {
   for (const auto& [name, p] : projects_) {
     if (!p->info.active()) continue;
     if (!p->ready.empty() || !p->ready.complete || !p->delayed.empty() || !p->delayed.complete ||
-        !p->in_work.empty() || !p->postponed.empty())
+        !p->in_work.empty() || !p->postponed.empty() || p->between_windows > 0)
       return false;
   }
   return true;

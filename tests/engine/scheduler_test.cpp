@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "squall/core/event.h"
+#include "squall/core/sleep.h"
+#include "squall/core/spawn.h"
 #include "squall/engine/sqlite_store.h"
 #include "support/loop_fixture.h"
 #include "support/process.h"
@@ -279,6 +282,79 @@ TEST_F(SchedulerTest, ATaskBackFromWorkIsDispatchedAgainWithItsFetchAndProcess) 
   now_ += 3600;
   d = select();
   same_dicts(d, "a recrawl");
+}
+
+// An SQLite store whose reads of one task wait until the test lets them go, as a query to a
+// server (PostgreSQL) lets the rest of the engine run meanwhile.
+class WaitingStore final : public TaskStore {
+ public:
+  explicit WaitingStore(TaskStore& store) : store_(store) {}
+  Event released;
+  bool reading = false;
+
+  Task<std::optional<CrawlTask>> get(std::string project, std::string taskid) override {
+    reading = true;
+    co_await released.wait();
+    co_return co_await store_.get(std::move(project), std::move(taskid));
+  }
+  Task<void> put(const CrawlTask& task, int64_t seq) override { return store_.put(task, seq); }
+  Task<void> update(const CrawlTask& task, int64_t seq) override {
+    return store_.update(task, seq);
+  }
+  Task<std::vector<QueuedTask>> ready(std::string project, std::optional<ReadyKey> after,
+                                      size_t limit) override {
+    return store_.ready(std::move(project), after, limit);
+  }
+  Task<std::vector<QueuedTask>> delayed(std::string project, std::optional<DelayKey> after,
+                                        size_t limit) override {
+    return store_.delayed(std::move(project), after, limit);
+  }
+  Task<int64_t> last_seq() override { return store_.last_seq(); }
+  Task<void> each_taskid(std::string project, std::function<void(const std::string&)> fn) override {
+    return store_.each_taskid(std::move(project), std::move(fn));
+  }
+  Task<CounterValues> recount(std::string project) override {
+    return store_.recount(std::move(project));
+  }
+  Task<std::optional<json>> counters(std::string project) override {
+    return store_.counters(std::move(project));
+  }
+  Task<void> save_counters(std::string project, const json& counters) override {
+    return store_.save_counters(std::move(project), counters);
+  }
+  Task<void> commit() override { return store_.commit(); }
+
+ private:
+  TaskStore& store_;
+};
+
+TEST_F(SchedulerTest, ARetryWaitingOnTheStoreKeepsTheSchedulerFromIdle) {
+  // Between its outcome and its place in a window a retried task is read back from the store;
+  // an engine that took the scheduler for idle meanwhile would end the crawl without it.
+  WaitingStore waiting(*store_);
+  SchedulerOptions options;
+  options.clock = [this] { return now_; };
+  Scheduler scheduler(waiting, options);
+  ProjectInfo info;
+  info.name = "q";
+  info.status = ProjectStatus::Running;
+  run(scheduler.add_project(info, RetryDelays()));
+  auto body = [&]() -> Task<void> {
+    std::vector<CrawlTask> one;
+    one.push_back(task("http://h/a", 0, "q"));
+    co_await scheduler.request(std::move(one));
+    std::vector<Dispatch> d = co_await scheduler.select(10);
+    EXPECT_EQ(d.size(), 1u);
+    if (d.empty()) co_return;
+    TaskHandle<bool> applying = spawn(scheduler.outcome(StatusPack::of(d[0], false, JsonText())));
+    while (!waiting.reading) co_await sleep(Duration::zero());
+    EXPECT_FALSE(scheduler.idle()) << "while its task is read back";
+    waiting.released.set();
+    co_await applying.join();
+    EXPECT_TRUE(applying.successful());
+    EXPECT_FALSE(scheduler.idle()) << "its retry waits";
+  };
+  run(body());
 }
 
 TEST_F(SchedulerTest, ATaskPutBackIsDispatchedAgainFromItsPlaceAndAStaleOneIsNot) {
