@@ -2,6 +2,7 @@
 // engine's own JSON writer and reader (append_json, parse_json).
 #include "squall/crawl/jsonl.h"
 
+#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -46,6 +47,33 @@ void append_iso_time(std::string& out, int64_t unix_ms) {
   out.push_back('.');
   append_digits(out, time.subseconds().count(), 3);
   out.append("Z\"");
+}
+
+// The length of the longest prefix of `s` that a JSON string holds as it is: no quote, no
+// backslash, no control character and no byte above 0x7f (which is checked as UTF-8). Eight
+// bytes at a time: in each word, a byte's high bit is set in `flags` when the byte is one of
+// those; a borrow can only set bits above the first such byte, so the lowest set bit is exact.
+size_t plain_prefix(std::string_view s) {
+  constexpr uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t x;
+    std::memcpy(&x, s.data() + i, 8);
+    uint64_t quote = x ^ (kOnes * '"'), backslash = x ^ (kOnes * '\\');
+    uint64_t flags = (((x - kOnes * 0x20) & ~x) | ((quote - kOnes) & ~quote) |
+                      ((backslash - kOnes) & ~backslash) | x) &
+                     kHighs;
+    if (flags == 0) continue;
+    if constexpr (std::endian::native == std::endian::little)
+      return i + static_cast<size_t>(std::countr_zero(flags)) / 8;
+    else
+      return i + static_cast<size_t>(std::countl_zero(flags)) / 8;
+  }
+  for (; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+  }
+  return i;
 }
 
 // The length of the valid UTF-8 sequence starting at s[i] (2 to 4), or 0 if it is not one.
@@ -320,15 +348,21 @@ class JsonReader {
 // Bytes that are not UTF-8 (a server's Content-Type, say) are replaced rather than passed on,
 // so that every line parses.
 void append_json_string(std::string& out, std::string_view s) {
+  size_t i = plain_prefix(s);
+  size_t at = out.size();
+  if (i == s.size()) {  // nothing to escape, as in most strings: one copy
+    out.resize(at + s.size() + 2);
+    char* d = out.data() + at;
+    d[0] = '"';
+    std::memcpy(d + 1, s.data(), s.size());
+    d[s.size() + 1] = '"';
+    return;
+  }
+  out.reserve(at + s.size() + 8);
   out.push_back('"');
-  size_t i = 0;
+  out.append(s.substr(0, i));
   while (i < s.size()) {
-    size_t run = i;
-    while (run < s.size()) {
-      unsigned char c = static_cast<unsigned char>(s[run]);
-      if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-      ++run;
-    }
+    size_t run = i + plain_prefix(s.substr(i));
     out.append(s.substr(i, run - i));
     i = run;
     if (i == s.size()) break;
@@ -364,6 +398,26 @@ void append_json_number(std::string& out, double d) {
   out.append(text);
   // Without a fraction or an exponent it would read back as an integer.
   if (text.find_first_of(".e") == std::string_view::npos) out.append(".0");
+}
+
+std::string& JsonObjectWriter::key(std::string_view key) {
+  char buf[40];
+  if (key.size() <= sizeof buf - 4 && plain_prefix(key) == key.size()) {
+    size_t n = 0;
+    if (!first_) buf[n++] = ',';
+    buf[n++] = '"';
+    std::memcpy(buf + n, key.data(), key.size());
+    n += key.size();
+    buf[n++] = '"';
+    buf[n++] = ':';
+    out_.append(buf, n);
+  } else {
+    if (!first_) out_.push_back(',');
+    append_json_string(out_, key);
+    out_.push_back(':');
+  }
+  first_ = false;
+  return out_;
 }
 
 JsonObjectWriter& JsonObjectWriter::integer(std::string_view key, int64_t v) {

@@ -39,6 +39,36 @@ TEST(JsonLines, StringsAreEscapedAndAlwaysValid) {
             std::string("\0\"\\\x7f", 4));
 }
 
+// Long strings are scanned a word at a time: a byte that needs escaping is found wherever it
+// sits in a word, after a plain word, or in the bytes after the last whole word.
+TEST(JsonLines, AByteToEscapeIsFoundAtEveryPlaceInALongString) {
+  const std::pair<std::string, std::string> cases[] = {{"\"", "\\\""},
+                                                       {"\\", "\\\\"},
+                                                       {"\n", "\\u000a"},
+                                                       {"\x1f", "\\u001f"},
+                                                       {"\x20", " "},
+                                                       {"\x7f", "\x7f"},
+                                                       {"!", "!"},
+                                                       {"#", "#"},
+                                                       {"[", "["},
+                                                       {"]", "]"},
+                                                       {"\xc3\xa9", "\xc3\xa9"},
+                                                       {"\x80", "\\ufffd"},
+                                                       {"\xff", "\\ufffd"}};
+  for (const auto& [raw, written] : cases) {
+    for (size_t at = 0; at <= 20; ++at) {
+      std::string input(at, 'a');
+      input.append(raw).append(20 - at, 'b');
+      std::string expected = "\"";
+      expected.append(at, 'a').append(written).append(20 - at, 'b').append("\"");
+      std::string out;
+      append_json_string(out, input);
+      EXPECT_EQ(out, expected) << "byte " << static_cast<int>(static_cast<unsigned char>(raw[0]))
+                               << " at " << at;
+    }
+  }
+}
+
 CrawledPage page_of(std::string url) {
   CrawledPage p;
   p.url = url;
@@ -170,11 +200,15 @@ TEST(JsonLines, AnObjectWrittenMemberByMemberIsWhatAppendJsonWritesForItsMembers
   JsonObjectWriter inner(w.member("nested"));
   inner.number("nan", std::nan("")).number("whole", 3.0);
   inner.end();
-  w.boolean("ok", true).number("time", 0.25).string("url", "http://h/\"a\"\xff");
+  // Keys are escaped as values are, however long.
+  const std::string long_key(60, 'z');
+  w.boolean("ok", true).integer("q\"uote\n", 1).number("time", 0.25);
+  w.string("url", "http://h/\"a\"\xff").integer(long_key, 2).integer(long_key + "\\", 3);
   w.end();
   nlohmann::json same = {
       {"error", nullptr}, {"length", -12}, {"nested", {{"nan", nullptr}, {"whole", 3.0}}},
-      {"ok", true},       {"time", 0.25},  {"url", "http://h/\"a\"\xff"}};
+      {"ok", true},       {"time", 0.25},  {"url", "http://h/\"a\"\xff"},
+      {"q\"uote\n", 1},   {long_key, 2},   {long_key + "\\", 3}};
   std::string expected;
   append_json(expected, same);
   EXPECT_EQ(out, expected);

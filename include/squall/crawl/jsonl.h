@@ -119,13 +119,8 @@ class JsonObjectWriter {
   void end() { out_.push_back('}'); }
 
  private:
-  std::string& key(std::string_view key) {
-    if (!first_) out_.push_back(',');
-    first_ = false;
-    append_json_string(out_, key);
-    out_.push_back(':');
-    return out_;
-  }
+  // Appends `,"key":` (no comma before the first).
+  std::string& key(std::string_view key);
   std::string& out_;
   bool first_ = true;
 };
