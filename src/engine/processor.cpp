@@ -163,7 +163,10 @@ Task<ProcessOutput> Processor::process(const Dispatch& d, FetchResult fetched,
 }
 
 std::string Processor::begin_track(const FetchResult& fetched) {
-  std::string track = "{\"fetch\":";
+  // Room for a whole track as a page's usually is (about 300 bytes), instead of five growths.
+  std::string track;
+  track.reserve(512);
+  track = "{\"fetch\":";
   JsonObjectWriter fetch(track);
   fetched.write_track(fetch);
   return track;
