@@ -49,25 +49,42 @@ void append_iso_time(std::string& out, int64_t unix_ms) {
   out.append("Z\"");
 }
 
-// The length of the longest prefix of `s` that a JSON string holds as it is: no quote, no
-// backslash, no control character and no byte above 0x7f (which is checked as UTF-8). Eight
-// bytes at a time: in each word, a byte's high bit is set in `flags` when the byte is one of
-// those; a borrow can only set bits above the first such byte, so the lowest set bit is exact.
-size_t plain_prefix(std::string_view s) {
+// The bytes of the word `x` that a JSON string cannot hold as they are (a quote, a backslash, a
+// control character, a byte above 0x7f), as the high bit of each: a borrow can only set bits
+// above the first such byte, so the first set bit in memory order is exact.
+uint64_t special_bytes(uint64_t x) {
   constexpr uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
+  uint64_t quote = x ^ (kOnes * '"'), backslash = x ^ (kOnes * '\\');
+  return (((x - kOnes * 0x20) & ~x) | ((quote - kOnes) & ~quote) |
+          ((backslash - kOnes) & ~backslash) | x) &
+         kHighs;
+}
+
+// The place in its word of special_bytes' first byte.
+size_t first_special(uint64_t flags) {
+  if constexpr (std::endian::native == std::endian::little)
+    return static_cast<size_t>(std::countr_zero(flags)) / 8;
+  else
+    return static_cast<size_t>(std::countl_zero(flags)) / 8;
+}
+
+// The length of the longest prefix of `s` that a JSON string holds as it is (a byte above 0x7f
+// is then checked as UTF-8): eight bytes at a time, the last word ending where the string ends;
+// a string shorter than a word byte by byte.
+size_t plain_prefix(std::string_view s) {
   size_t i = 0;
   for (; i + 8 <= s.size(); i += 8) {
     uint64_t x;
     std::memcpy(&x, s.data() + i, 8);
-    uint64_t quote = x ^ (kOnes * '"'), backslash = x ^ (kOnes * '\\');
-    uint64_t flags = (((x - kOnes * 0x20) & ~x) | ((quote - kOnes) & ~quote) |
-                      ((backslash - kOnes) & ~backslash) | x) &
-                     kHighs;
-    if (flags == 0) continue;
-    if constexpr (std::endian::native == std::endian::little)
-      return i + static_cast<size_t>(std::countr_zero(flags)) / 8;
-    else
-      return i + static_cast<size_t>(std::countl_zero(flags)) / 8;
+    if (uint64_t flags = special_bytes(x)) return i + first_special(flags);
+  }
+  if (i == s.size()) return i;
+  if (s.size() >= 8) {  // the last eight bytes, of which those before i are known to be plain
+    size_t last = s.size() - 8;
+    uint64_t x;
+    std::memcpy(&x, s.data() + last, 8);
+    uint64_t flags = special_bytes(x);
+    return flags ? last + first_special(flags) : s.size();
   }
   for (; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);

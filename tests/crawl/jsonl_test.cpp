@@ -40,7 +40,7 @@ TEST(JsonLines, StringsAreEscapedAndAlwaysValid) {
 }
 
 // Long strings are scanned a word at a time: a byte that needs escaping is found wherever it
-// sits in a word, after a plain word, or in the bytes after the last whole word.
+// sits in a word, after plain words, or in the last word, which overlaps the one before.
 TEST(JsonLines, AByteToEscapeIsFoundAtEveryPlaceInALongString) {
   const std::pair<std::string, std::string> cases[] = {{"\"", "\\\""},
                                                        {"\\", "\\\\"},
@@ -56,11 +56,11 @@ TEST(JsonLines, AByteToEscapeIsFoundAtEveryPlaceInALongString) {
                                                        {"\x80", "\\ufffd"},
                                                        {"\xff", "\\ufffd"}};
   for (const auto& [raw, written] : cases) {
-    for (size_t at = 0; at <= 20; ++at) {
+    for (size_t at = 0; at <= 40; ++at) {
       std::string input(at, 'a');
-      input.append(raw).append(20 - at, 'b');
+      input.append(raw).append(40 - at, 'b');
       std::string expected = "\"";
-      expected.append(at, 'a').append(written).append(20 - at, 'b').append("\"");
+      expected.append(at, 'a').append(written).append(40 - at, 'b').append("\"");
       std::string out;
       append_json_string(out, input);
       EXPECT_EQ(out, expected) << "byte " << static_cast<int>(static_cast<unsigned char>(raw[0]))
