@@ -351,7 +351,8 @@ TEST(HtmlTreeBuilder, ChecksEveryByteOfALongPageAtEveryPlace) {
       out.replace(9 + at, bytes.size(), bytes);
       return out + "</p>";
     };
-    for (const char* bad : {"\x01", "\x7F\x01", "\xC3", "\xFF", "\xEF\xBF\xBE", "\xED\xA0\x80"})
+    for (const char* bad : {"\x01", "\x0B", "\x0C", "\x1F", "\x7F\x01", "\xC3", "\xFF",
+                            "\xEF\xBF\xBE", "\xED\xA0\x80"})
       EXPECT_FALSE(built_as_libxml2(page(bad))) << at << " " << page(bad);
     for (const char* good :
          {"\t", "\n", "\r\n", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\x7F"})
