@@ -180,8 +180,8 @@ CrawlTask CrawlTask::from_json(const json& j, std::string_view project) {
       wrong_type("status", "1 to 4 or active, success, failed or bad");
   }
   if (auto it = j.find("schedule"); it != j.end()) t.schedule = TaskSchedule::from_json(*it);
-  read_object(j, "fetch", t.fetch);
-  read_object(j, "process", t.process);
+  read_object(j, "fetch", t.fetch.edit());
+  read_object(j, "process", t.process.edit());
   json track;
   read_object(j, "track", track);
   t.track = JsonText(track);

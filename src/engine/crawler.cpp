@@ -606,16 +606,25 @@ CrawlTask CrawlProject::page_task(std::string url, int depth, const std::string&
   t.taskid = default_taskid(url);
   t.url = std::move(url);
   t.schedule.retries = s_.o.retries;
-  t.process["callback"] = "page";
-  json& save = t.fetch["save"];
-  save["depth"] = depth;
-  if (!parent.empty()) save["parent"] = parent;
-  if (s_.o.render) {
-    t.fetch["fetch_type"] = "js";
+  // Written as the text a store keeps, in the order append_json writes an object's members:
+  // most of a crawl's tasks are stored and read back before anything reads their dicts.
+  static const TaskDict kPage = TaskDict::of_text(R"({"callback":"page"})");
+  t.process = kPage;
+  std::string fetch;
+  fetch.reserve(48 + parent.size());
+  {
+    JsonObjectWriter dict(fetch);
+    if (s_.o.render) dict.string("fetch_type", "js");
     // Links a timer or a request adds after the load event are in by then.
-    t.fetch["js_wait_until"] = "networkidle";
+    if (s_.o.render) dict.string("js_wait_until", "networkidle");
+    JsonObjectWriter save(dict.member("save"));
+    save.integer("depth", depth);
+    if (!parent.empty()) save.string("parent", parent);
+    save.end();
+    dict.end();
   }
-  if (over_redis()) s_.request_options(t.url, t.fetch);
+  t.fetch = TaskDict::of_text(std::move(fetch));
+  if (over_redis()) s_.request_options(t.url, t.fetch.edit());
   return t;
 }
 
@@ -624,7 +633,7 @@ CrawlTask CrawlProject::sitemap_task(const Url& url, int level) const {
   t.schedule.retries = 0;
   t.process["callback"] = "sitemap";
   t.fetch["save"] = {{"level", level}};
-  if (over_redis()) s_.request_options(t.url, t.fetch);
+  if (over_redis()) s_.request_options(t.url, t.fetch.edit());
   return t;
 }
 
@@ -633,7 +642,7 @@ CrawlTask CrawlProject::robots_task(const Url& start) const {
   CrawlTask t = CrawlTask::for_url(kProject, robots ? robots->dedup_key() : start.dedup_key());
   t.schedule.retries = 0;
   t.process["callback"] = "robots";
-  s_.request_options(t.url, t.fetch);
+  s_.request_options(t.url, t.fetch.edit());
   return t;
 }
 

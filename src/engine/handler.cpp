@@ -266,7 +266,8 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
   // The URL: resolved against the current response, params appended.
   UrlResult parsed = Url::parse(url, base_url_);
   std::string target(parsed ? parsed->href() : url);
-  if (auto params = t.fetch.find("params"); params != t.fetch.end()) {
+  json& fetch = t.fetch.edit();
+  if (auto params = fetch.find("params"); params != fetch.end()) {
     std::string query = form_encode(*params);
     if (!query.empty()) {
       size_t hash = target.find('#');
@@ -275,13 +276,13 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
       target += (target.find('?') == std::string::npos ? "?" : "&") + query + fragment;
       parsed = Url::parse(target);
     }
-    t.fetch.erase("params");
+    fetch.erase("params");
   }
-  if (auto data = t.fetch.find("data"); data != t.fetch.end() && data->is_object()) {
+  if (auto data = fetch.find("data"); data != fetch.end() && data->is_object()) {
     *data = form_encode(*data);
-    if (!t.fetch.contains("method")) t.fetch["method"] = "POST";
-  } else if (data != t.fetch.end() && !t.fetch.contains("method")) {
-    t.fetch["method"] = "POST";
+    if (!fetch.contains("method")) fetch["method"] = "POST";
+  } else if (data != fetch.end() && !fetch.contains("method")) {
+    fetch["method"] = "POST";
   }
   if (parsed && (parsed->is_http() || parsed->scheme() == "data")) {
     if (parsed->href() == target)

@@ -1,7 +1,8 @@
 // HeldRows: rows of statement parameters held in memory until one multi-row statement binds
 // them, and StatementBinder, which binds the same values at once. Both take the values a row
 // producer passes them one by one, in parameter order: NULL, integers, reals, text, and the
-// engine's dicts (a dict is stored as its JSON text, NULL when empty; a JsonText as it is).
+// engine's dicts (a dict is stored as its JSON text, NULL when empty: a TaskDict held as text and a
+// JsonText as they are).
 // SqliteStore holds its new task rows in one to insert them several to a statement
 // (sqlite_store.cpp).
 #pragma once
@@ -12,18 +13,11 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "squall/crawl/jsonl.h"
 #include "squall/crawl/sqlite_file.h"
 #include "squall/engine/json_text.h"
+#include "squall/engine/task_dict.h"
 
 namespace squall::detail {
-
-// Whether a dict is stored as NULL: an empty one (or one that is not an object).
-inline bool stored_as_null(const nlohmann::json& dict) {
-  return !dict.is_object() || dict.empty();
-}
 
 // Binds each value it is given to the next parameter, from `first`. `text` is a buffer for a
 // dict's JSON text, reused from dict to dict (SQLite copies what is bound).
@@ -41,13 +35,13 @@ class StatementBinder {
     else
       s_.bind(next_++, dict.text());
   }
-  void operator()(const nlohmann::json& dict) {
-    if (stored_as_null(dict)) {
+  void operator()(const TaskDict& dict) {
+    if (dict.empty()) {
       s_.bind_null(next_++);
       return;
     }
     text_.clear();
-    append_json(text_, dict);
+    dict.append_text(text_);
     s_.bind(next_++, text_);
   }
 
@@ -76,13 +70,13 @@ class HeldRows {
     else
       (*this)(std::string_view(dict.text()));
   }
-  void operator()(const nlohmann::json& dict) {
-    if (stored_as_null(dict)) {
+  void operator()(const TaskDict& dict) {
+    if (dict.empty()) {
       values_.push_back({Kind::Null});
       return;
     }
     size_t at = text_.size();
-    append_json(text_, dict);
+    dict.append_text(text_);
     values_.push_back({Kind::Text, 0, 0, at, text_.size() - at});
   }
 

@@ -73,10 +73,10 @@ constexpr const char* kSchema[] = {
 constexpr size_t kTaskidPage = 10000;
 
 // A dict as stored: NULL for an empty one.
-PgParam dict_param(const json& dict) {
-  if (!dict.is_object() || dict.empty()) return nullptr;
+PgParam dict_param(const TaskDict& dict) {
+  if (dict.empty()) return nullptr;
   std::string text;
-  append_json(text, dict);
+  dict.append_text(text);
   return PgParam(std::move(text));
 }
 PgParam dict_param(const JsonText& dict) {

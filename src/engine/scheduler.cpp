@@ -454,8 +454,8 @@ Task<void> Scheduler::expire_in_work(ProjectState& p, double now) {
 
 Task<void> Scheduler::read_back_dicts(QueuedTask& q) {
   std::optional<CrawlTask> stored = co_await store_.get(q.task.project, q.task.taskid);
-  q.task.fetch = stored ? std::move(stored->fetch) : nlohmann::json::object();
-  q.task.process = stored ? std::move(stored->process) : nlohmann::json::object();
+  q.task.fetch = stored ? std::move(stored->fetch) : TaskDict();
+  q.task.process = stored ? std::move(stored->process) : TaskDict();
 }
 
 Task<void> Scheduler::promote_due(ProjectState& p, double now) {
@@ -519,7 +519,11 @@ Task<std::vector<Dispatch>> Scheduler::select(size_t max) {
       p->pause.dispatched(now);
       uint64_t token = ++tokens_;
       std::string taskid = q.task.taskid;
-      nlohmann::json fetch = std::move(q.task.fetch), process = std::move(q.task.process);
+      TaskDict fetch = std::move(q.task.fetch), process = std::move(q.task.process);
+      // Read here, on the scheduler's thread, if they came as text: the fetcher, the processor
+      // and a script's thread are given dicts already read.
+      fetch.json();
+      process.json();
       Dispatch d{q.task, token};
       d.task.fetch = std::move(fetch);
       d.task.process = std::move(process);

@@ -50,9 +50,9 @@ QueuedTask read_task_row(const Row& row, const std::string& project) {
   s.auto_recrawl = flags & kAutoRecrawl;
   s.force_update = flags & kForceUpdate;
   s.cancel = flags & kCancel;
-  // A stored dict is its JSON text, or NULL for an empty one.
+  // A stored dict is its JSON text, or NULL for an empty one; it is read when it is used.
   auto dict = [&row](int i) {
-    return row.is_null(i) ? nlohmann::json::object() : parse_json_object(row.text(i));
+    return row.is_null(i) ? TaskDict() : TaskDict::of_text(std::string(row.text(i)));
   };
   t.fetch = dict(11);
   t.process = dict(12);

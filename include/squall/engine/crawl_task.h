@@ -10,8 +10,9 @@
 // failed (its retries ran out) or bad (cancelled, or it can never be fetched: an unparsable
 // URL). `schedule` holds what the scheduler decides by; `fetch`, `process` and `track` are
 // pyspider's dicts as they are, so options the engine does not read itself (a script's `save`,
-// the browser's js_* options) travel with the task unchanged; `track` as its JSON text, which
-// the engine mostly passes on without reading. Times are Unix seconds, as in
+// the browser's js_* options) travel with the task unchanged: `fetch` and `process` as objects
+// that may be held as their text until read (TaskDict), `track` as its JSON text, which the
+// engine mostly passes on without reading. Times are Unix seconds, as in
 // pyspider, because they are stored and compared across restarts and machines.
 #pragma once
 
@@ -23,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "squall/engine/json_text.h"
+#include "squall/engine/task_dict.h"
 
 namespace squall {
 
@@ -63,9 +65,9 @@ struct CrawlTask {
   std::string url;
   TaskStatus status = TaskStatus::Active;
   TaskSchedule schedule;
-  nlohmann::json fetch = nlohmann::json::object();    // method, headers, data, timeout, save, ...
-  nlohmann::json process = nlohmann::json::object();  // callback
-  JsonText track;                                     // what the last fetch and process did
+  TaskDict fetch;    // method, headers, data, timeout, save, ...
+  TaskDict process;  // callback
+  JsonText track;    // what the last fetch and process did
   double lastcrawltime = 0;
   double updatetime = 0;
 
