@@ -614,9 +614,11 @@ CrawlTask CrawlProject::page_task(std::string url, int depth, const std::string&
   fetch.reserve(48 + parent.size());
   {
     JsonObjectWriter dict(fetch);
-    if (s_.o.render) dict.string("fetch_type", "js");
-    // Links a timer or a request adds after the load event are in by then.
-    if (s_.o.render) dict.string("js_wait_until", "networkidle");
+    if (s_.o.render) {
+      dict.string("fetch_type", "js");
+      // Links a timer or a request adds after the load event are in by then.
+      dict.string("js_wait_until", "networkidle");
+    }
     JsonObjectWriter save(dict.member("save"));
     save.integer("depth", depth);
     if (!parent.empty()) save.string("parent", parent);
