@@ -82,9 +82,9 @@ class TaskDict {
   }
 
   friend bool operator==(const TaskDict& a, const TaskDict& b) { return a.json() == b.json(); }
+  friend bool operator==(const TaskDict& a, const nlohmann::json& b) { return a.json() == b; }
   // nlohmann::json's way to make an object of one: {{"fetch", task.fetch}}.
   friend void to_json(nlohmann::json& out, const TaskDict& d) { out = d.json(); }
-  friend bool operator==(const TaskDict& a, const nlohmann::json& b) { return a.json() == b; }
 
  private:
   // The object; null while only the text has been given (or for {}).
