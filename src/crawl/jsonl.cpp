@@ -378,11 +378,7 @@ void append_json_string(std::string& out, std::string_view s) {
   out.reserve(at + s.size() + 8);
   out.push_back('"');
   out.append(s.substr(0, i));
-  while (i < s.size()) {
-    size_t run = i + plain_prefix(s.substr(i));
-    out.append(s.substr(i, run - i));
-    i = run;
-    if (i == s.size()) break;
+  while (i < s.size()) {  // s[i] is a byte to escape or check, then a plain run follows
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c == '"' || c == '\\') {
       out.push_back('\\');
@@ -400,6 +396,9 @@ void append_json_string(std::string& out, std::string_view s) {
       out.append("\\ufffd");
       ++i;
     }
+    size_t run = i + plain_prefix(s.substr(i));
+    out.append(s.substr(i, run - i));
+    i = run;
   }
   out.push_back('"');
 }
@@ -418,22 +417,10 @@ void append_json_number(std::string& out, double d) {
 }
 
 std::string& JsonObjectWriter::key(std::string_view key) {
-  char buf[40];
-  if (key.size() <= sizeof buf - 4 && plain_prefix(key) == key.size()) {
-    size_t n = 0;
-    if (!first_) buf[n++] = ',';
-    buf[n++] = '"';
-    std::memcpy(buf + n, key.data(), key.size());
-    n += key.size();
-    buf[n++] = '"';
-    buf[n++] = ':';
-    out_.append(buf, n);
-  } else {
-    if (!first_) out_.push_back(',');
-    append_json_string(out_, key);
-    out_.push_back(':');
-  }
+  if (!first_) out_.push_back(',');
   first_ = false;
+  append_json_string(out_, key);
+  out_.push_back(':');
   return out_;
 }
 
