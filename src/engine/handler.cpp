@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "squall/core/error.h"
+#include "squall/crawl/jsonl.h"
 #include "squall/crawl/links.h"
 #include "squall/http/form.h"
 
@@ -226,14 +227,18 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
       throw Error(ErrorKind::InvalidArgument, detail);
     }
     if (value.is_null()) return;
-    if (name == "callback")
-      t.process["callback"] = value;
-    else if (name == "taskid")
+    if (name == "callback") {
+      // Written as the text the store keeps: most follows are stored before they are read.
+      std::string process;
+      JsonObjectWriter(process).string("callback", value.get_ref<const std::string&>()).end();
+      t.process = TaskDict::of_text(std::move(process));
+    } else if (name == "taskid") {
       t.taskid = value.get<std::string>();
-    else if (k->schedule)
+    } else if (k->schedule) {
       scheduled[static_cast<size_t>(k - kKeywords)] = &value;
-    else
+    } else {
       t.fetch[name] = value;
+    }
   };
   static const json kNoConfig = json::object();
   const json& config = crawl_config.is_object() ? crawl_config : kNoConfig;
@@ -266,23 +271,25 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
   // The URL: resolved against the current response, params appended.
   UrlResult parsed = Url::parse(url, base_url_);
   std::string target(parsed ? parsed->href() : url);
-  json& fetch = t.fetch.edit();
-  if (auto params = fetch.find("params"); params != fetch.end()) {
-    std::string query = form_encode(*params);
-    if (!query.empty()) {
-      size_t hash = target.find('#');
-      std::string fragment = hash == std::string::npos ? "" : target.substr(hash);
-      if (hash != std::string::npos) target.resize(hash);
-      target += (target.find('?') == std::string::npos ? "?" : "&") + query + fragment;
-      parsed = Url::parse(target);
+  if (!t.fetch.empty()) {
+    json& fetch = t.fetch.edit();
+    if (auto params = fetch.find("params"); params != fetch.end()) {
+      std::string query = form_encode(*params);
+      if (!query.empty()) {
+        size_t hash = target.find('#');
+        std::string fragment = hash == std::string::npos ? "" : target.substr(hash);
+        if (hash != std::string::npos) target.resize(hash);
+        target += (target.find('?') == std::string::npos ? "?" : "&") + query + fragment;
+        parsed = Url::parse(target);
+      }
+      fetch.erase("params");
     }
-    fetch.erase("params");
-  }
-  if (auto data = fetch.find("data"); data != fetch.end() && data->is_object()) {
-    *data = form_encode(*data);
-    if (!fetch.contains("method")) fetch["method"] = "POST";
-  } else if (data != fetch.end() && !fetch.contains("method")) {
-    fetch["method"] = "POST";
+    if (auto data = fetch.find("data"); data != fetch.end() && data->is_object()) {
+      *data = form_encode(*data);
+      if (!fetch.contains("method")) fetch["method"] = "POST";
+    } else if (data != fetch.end() && !fetch.contains("method")) {
+      fetch["method"] = "POST";
+    }
   }
   if (parsed && (parsed->is_http() || parsed->scheme() == "data")) {
     if (parsed->href() == target)
