@@ -1,10 +1,9 @@
 // CrawlTask to and from pyspider's task dict.
 #include "squall/engine/crawl_task.h"
 
-#include <openssl/evp.h>
-
 #include <array>
 
+#include "md5.h"
 #include "squall/core/error.h"
 
 namespace squall {
@@ -191,26 +190,10 @@ CrawlTask CrawlTask::from_json(const json& j, std::string_view project) {
 }
 
 std::string default_taskid(std::string_view url) {
-  // One digest context per thread, reused: EVP_Digest would fetch MD5 and allocate a context on
-  // every call, which costs more than hashing a URL.
-  struct Md5 {
-    EVP_MD* md = EVP_MD_fetch(nullptr, "MD5", nullptr);
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    ~Md5() {
-      EVP_MD_CTX_free(ctx);
-      EVP_MD_free(md);
-    }
-  };
-  thread_local Md5 md5;
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  if (!md5.md || !md5.ctx || !EVP_DigestInit_ex(md5.ctx, md5.md, nullptr) ||
-      !EVP_DigestUpdate(md5.ctx, url.data(), url.size()) ||
-      !EVP_DigestFinal_ex(md5.ctx, digest.data(), &length))
-    throw Error(ErrorKind::System, "MD5 is not available from OpenSSL");
+  std::array<uint8_t, 16> digest = detail::md5(url);
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex(length * 2, '0');
-  for (unsigned int i = 0; i < length; ++i) {
+  std::string hex(digest.size() * 2, '0');
+  for (size_t i = 0; i < digest.size(); ++i) {
     hex[2 * i] = kHex[digest[i] >> 4];
     hex[2 * i + 1] = kHex[digest[i] & 15];
   }

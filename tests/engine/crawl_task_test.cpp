@@ -2,6 +2,10 @@
 #include "squall/engine/crawl_task.h"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+
+#include <array>
+#include <string>
 
 #include "squall/core/error.h"
 #include "squall/engine/processor.h"
@@ -16,6 +20,34 @@ TEST(CrawlTask, TheDefaultTaskidIsTheMd5OfTheUrl) {
   EXPECT_EQ(default_taskid("http://example.com/"), "a6bf1757fff057f266b697df9cf176fd");
   EXPECT_EQ(CrawlTask::for_url("p", "http://example.com/").taskid,
             "a6bf1757fff057f266b697df9cf176fd");
+}
+
+TEST(CrawlTask, TheDefaultTaskidIsRfc1321sMd5AtEveryLengthAcrossTheBlockEdges) {
+  // RFC 1321's test suite.
+  EXPECT_EQ(default_taskid(""), "d41d8cd98f00b204e9800998ecf8427e");
+  EXPECT_EQ(default_taskid("a"), "0cc175b9c0f1b6a831c399e269772661");
+  EXPECT_EQ(default_taskid("abc"), "900150983cd24fb0d6963f7d28e17f72");
+  EXPECT_EQ(default_taskid("message digest"), "f96b697d7cb7938d525a2f31aaf161d0");
+  EXPECT_EQ(default_taskid("abcdefghijklmnopqrstuvwxyz"), "c3fcd3d76192e4007dfb496cca67e13b");
+  EXPECT_EQ(default_taskid("1234567890123456789012345678901234567890"
+                           "1234567890123456789012345678901234567890"),
+            "57edf4a22be3c955ac49da2e2107b67a");
+  // Every length up to four blocks, so the tail's one and two block cases at each offset
+  // (55, 56 and 63 bytes are the edges), of bytes of every value, against OpenSSL's MD5.
+  std::string text;
+  for (size_t length = 0; length <= 260; ++length) {
+    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+    unsigned int size = 0;
+    ASSERT_EQ(EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_md5(), nullptr), 1);
+    std::string hex;
+    for (unsigned int i = 0; i < size; ++i) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      hex += kHex[digest[i] >> 4];
+      hex += kHex[digest[i] & 15];
+    }
+    EXPECT_EQ(default_taskid(text), hex) << "length " << length;
+    text.push_back(static_cast<char>((length * 151 + 7) & 0xff));
+  }
 }
 
 TEST(CrawlTask, ADictFromAScriptBecomesATaskWithDefaultsForWhatItLeavesOut) {
