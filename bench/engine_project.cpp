@@ -40,16 +40,18 @@ class SiteProject : public Handler {
       return json{{"url", r.url}, {"title", r.css("title::text").get()}};
     });
   }
-  void on_start() override { crawl(base_, {{"callback", "page"}}); }
+  void on_start() override { crawl(base_, page_); }
 
  private:
   void follow(const std::string& href) {
     if (!href.starts_with(base_)) return;
     if (max_pages_ > 0 && followed_ >= max_pages_) return;
     ++followed_;
-    crawl(href, {{"callback", "page"}});
+    crawl(href, page_);
   }
 
+  // A follow's keywords, built once: a JSON object is a tree of allocations.
+  const json page_ = {{"callback", "page"}};
   std::string base_;
   long max_pages_;
   long followed_ = 1;  // the start page
