@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "squall/core.h"
 #include "squall/engine/engine.h"
@@ -29,13 +30,16 @@ class SiteProject : public Handler {
     crawl_config = {{"retries", 0}};  // a 404 is final here, as it is to Scrapy
     callback("page", [this, selectors](Response& r) -> std::optional<json> {
       if (!selectors) {
-        for (const std::string& href : r.links()) follow(href);
+        for (const std::string& href : r.links())
+          if (admit(href)) crawl(href, page_);
         return json{{"url", r.url}};
       }
       for (const Url& link : r.css("a").links()) {
-        std::string href(link.href());
-        if (size_t hash = href.find('#'); hash != std::string::npos) href.resize(hash);
-        follow(href);
+        if (!admit(link.href())) continue;
+        if (link.has_fragment())
+          crawl(link.normalized(), page_);
+        else
+          crawl(link, page_);  // parsed already: crawl() takes it as it is
       }
       return json{{"url", r.url}, {"title", r.css("title::text").get()}};
     });
@@ -43,11 +47,12 @@ class SiteProject : public Handler {
   void on_start() override { crawl(base_, page_); }
 
  private:
-  void follow(const std::string& href) {
-    if (!href.starts_with(base_)) return;
-    if (max_pages_ > 0 && followed_ >= max_pages_) return;
+  // Whether to follow `href`: beneath the base, within --max-pages.
+  bool admit(std::string_view href) {
+    if (!href.starts_with(base_)) return false;
+    if (max_pages_ > 0 && followed_ >= max_pages_) return false;
     ++followed_;
-    crawl(href, page_);
+    return true;
   }
 
   // A follow's keywords, built once: a JSON object is a tree of allocations.

@@ -82,7 +82,10 @@ struct Keyword {
   bool schedule;  // goes to task.schedule, else to task.fetch (callback and taskid aside)
 };
 
+// Looked up in order for every keyword of every crawl(): the one nearly every call has comes first.
 constexpr Keyword kKeywords[] = {
+    {"callback", Kind::String, false},
+    {"taskid", Kind::String, false},
     {"priority", Kind::Integer, true},
     {"retries", Kind::Integer, true},
     {"exetime", Kind::Number, true},
@@ -115,8 +118,6 @@ constexpr Keyword kKeywords[] = {
     {"js_viewport_width", Kind::Integer, false},
     {"js_viewport_height", Kind::Integer, false},
     {"load_images", Kind::Bool, false},
-    {"callback", Kind::String, false},
-    {"taskid", Kind::String, false},
 };
 
 const Keyword* keyword(std::string_view name) {
@@ -206,6 +207,14 @@ const Handler::Callback* Handler::find_callback(const std::string& name,
 }
 
 CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
+  return make_task(url, Url::parse(url, base_url_), kwargs);
+}
+
+CrawlTask Handler::make_task(const Url& url, const json& kwargs) const {
+  return make_task(url.href(), UrlResult(url), kwargs);
+}
+
+CrawlTask Handler::make_task(std::string_view url, UrlResult parsed, const json& kwargs) const {
   if (!kwargs.is_object())
     throw Error(ErrorKind::InvalidArgument, "crawl() keywords must be an object");
   CrawlTask t;
@@ -227,12 +236,16 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
       throw Error(ErrorKind::InvalidArgument, detail);
     }
     if (value.is_null()) return;
-    if (name == "callback") {
+    if (k->name == "callback") {
       // Written as the text the store keeps: most follows are stored before they are read.
+      const std::string& callback = value.get_ref<const std::string&>();
       std::string process;
-      JsonObjectWriter(process).string("callback", value.get_ref<const std::string&>()).end();
+      process.reserve(callback.size() + 16);
+      process += R"({"callback":)";
+      append_json_string(process, callback);
+      process += '}';
       t.process = TaskDict::of_text(std::move(process));
-    } else if (name == "taskid") {
+    } else if (k->name == "taskid") {
       t.taskid = value.get<std::string>();
     } else if (k->schedule) {
       scheduled[static_cast<size_t>(k - kKeywords)] = &value;
@@ -268,8 +281,7 @@ CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
   for (size_t i = 0; i < scheduled.size(); ++i)
     if (scheduled[i]) t.schedule.set(kKeywords[i].name, *scheduled[i]);
 
-  // The URL: resolved against the current response, params appended.
-  UrlResult parsed = Url::parse(url, base_url_);
+  // The URL (resolved against the current response), params appended.
   std::string target(parsed ? parsed->href() : url);
   if (!t.fetch.empty()) {
     json& fetch = t.fetch.edit();
@@ -332,6 +344,12 @@ void Handler::collect(const CrawlTask* current, const std::string* base_url,
 }
 
 void Handler::crawl(std::string_view url, const json& kwargs) {
+  if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
+  out_->follows.push_back(make_task(url, kwargs));
+  hand_on_when_full();
+}
+
+void Handler::crawl(const Url& url, const json& kwargs) {
   if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
   out_->follows.push_back(make_task(url, kwargs));
   hand_on_when_full();

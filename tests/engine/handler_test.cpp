@@ -157,6 +157,28 @@ TEST(Handler, AnUnknownOrMistypedKeywordIsNamed) {
   EXPECT_NE(message({{"itag", json::array()}}).find("'itag' must be a string"), std::string::npos);
 }
 
+TEST(Handler, AParsedUrlIsTakenAsItIsWithTheKeywordsAStringWouldHave) {
+  Probe h;
+  h.crawl_config = {{"retries", 0}};
+  UrlResult link = Url::parse("HTTP://H.test/a/../b?x#frag");
+  ASSERT_TRUE(link.ok());
+  json kwargs = {{"callback", "page"}, {"priority", 4}};
+  CrawlTask parsed = h.make_task(*link, kwargs);
+  CrawlTask text = h.make_task("http://h.test/b?x#frag", kwargs);
+  EXPECT_EQ(parsed.url, "http://h.test/b?x#frag");
+  EXPECT_EQ(parsed.to_json(), text.to_json());
+  EXPECT_EQ(parsed.callback(), "page");
+  EXPECT_EQ(parsed.schedule.retries, 0);
+  // Its params are appended as to a string's, before the fragment.
+  CrawlTask with_params = h.make_task(*link, {{"params", {{"q", "1"}}}});
+  EXPECT_EQ(with_params.url, "http://h.test/b?x&q=1#frag");
+  EXPECT_EQ(with_params.taskid, default_taskid("http://h.test/b?x&q=1#frag"));
+  // A URL no fetcher takes is marked bad as a string's is.
+  UrlResult mail = Url::parse("mailto:a@h.test");
+  ASSERT_TRUE(mail.ok());
+  EXPECT_EQ(h.make_task(*mail, json::object()).status, TaskStatus::Bad);
+}
+
 TEST(Handler, AnUnparsableUrlBecomesABadTaskWithTheReason) {
   Probe h;
   CrawlTask t = h.make_task("http://[bad", json::object());

@@ -155,6 +155,8 @@ class Handler {
   // A task as crawl(url, kwargs) builds it (crawl_config merged under kwargs); throws
   // squall::Error (InvalidArgument) naming an unknown or mistyped keyword.
   CrawlTask make_task(std::string_view url, const nlohmann::json& kwargs) const;
+  // The same for a URL already parsed (a selector's links()): taken as it is, not parsed again.
+  CrawlTask make_task(const Url& url, const nlohmann::json& kwargs) const;
 
  protected:
   // Registers a callback by name (what crawl(..., {{"callback", name}}) refers to).
@@ -165,6 +167,7 @@ class Handler {
 
   // pyspider's self.crawl: one URL or several with the same keywords.
   void crawl(std::string_view url, const nlohmann::json& kwargs = nlohmann::json::object());
+  void crawl(const Url& url, const nlohmann::json& kwargs = nlohmann::json::object());
   void crawl(const std::vector<std::string>& urls,
              const nlohmann::json& kwargs = nlohmann::json::object());
   // A task the project built itself, with no keywords to read: the fast path of a project that
@@ -178,6 +181,7 @@ class Handler {
   const CrawlTask& task() const;
 
  private:
+  CrawlTask make_task(std::string_view url, UrlResult parsed, const nlohmann::json& kwargs) const;
   void hand_on_when_full();
 
   std::string project_;
