@@ -10,7 +10,6 @@
 #include <unordered_map>
 
 #include "squall/core/error.h"
-#include "squall/crawl/jsonl.h"
 
 namespace squall {
 
@@ -68,7 +67,7 @@ Task<void> ResultWorker::write(std::string project, const TaskResult& result) {
   if (line_) {
     line_(line, project, result, stored ? &*stored : nullptr);
   } else {
-    append_json(line, result.to_json());
+    result.append_json_text(line);
     line += '\n';
   }
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size())
@@ -99,7 +98,7 @@ Task<void> ResultWorker::write_batch(std::vector<ProjectResult> batch) {
     if (line_) {
       line_(lines, r.project, r.result, stored);
     } else {
-      append_json(lines, r.result.to_json());
+      r.result.append_json_text(lines);
       lines += '\n';
     }
   }

@@ -26,6 +26,9 @@ struct TaskResult {
 
   // pyspider's dump line: {"taskid", "url", "result", "updatetime"}.
   nlohmann::json to_json() const;
+  // Appends that line's JSON text, as append_json(out, to_json()) would write it (its keys in
+  // that order), without the object built on the way.
+  void append_json_text(std::string& out) const;
 };
 
 // A result with its project, as the batch calls take them.
