@@ -17,6 +17,10 @@ microseconds (user + system, from wait4) per page, and peak RSS (ru_maxrss) in M
 machine the wall clock moves with whatever else runs on the crawler's core; CPU per page does
 not, so read the two together.
 
+The crawlers run in --rounds alternating rounds (3 by default), and each figure reported is the
+median of a crawler's rounds: the machines these suites run on are shared, and a neighbour's load
+comes and goes over minutes.
+
 squall's crawl is checked against the site's expected.json: the URLs it reports must be exactly
 the set reachable without robots.txt; a difference is reported on stderr.
 
@@ -167,6 +171,12 @@ def serve_site(work, pages):
     return base, start_nginx(work, site, port), expected
 
 
+def median_figures(runs):
+    """The median of each of figures()'s values over several runs of one crawler."""
+    medians = peerlib.medians({key: [run[key] for run in runs] for key in runs[0]})
+    return {key: round(value, 1) for key, value in medians.items()}
+
+
 def crawl_cases(title, results):
     """The cases bench.py prints for crawlers' figures (figures()): pages/s, CPU, memory."""
     return [
@@ -231,6 +241,8 @@ def main():
     ap.add_argument("--scrapy-pages", type=int, default=2_000,
                     help="Scrapy's cap (about 100 pages/s)")
     ap.add_argument("--only", default=",".join(IMPLS), help="comma-separated crawlers to run")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="alternating rounds of every crawler; each figure is their median")
     args = ap.parse_args()
 
     only = [name for name in args.only.split(",") if name]
@@ -252,17 +264,25 @@ def main():
         base, nginx, site = serve_site(work, args.pages)
         expected = site["without_robots"]
         log(f"{len(expected)} URLs reachable from {base}")
-        for name in only:
-            log(f"crawling with {name}")
-            if name == "squall":
-                results[name] = crawl_squall(squall, base, work, expected)
-            elif name == "wget2":
-                results[name] = crawl_wget2(base, work)
-            elif name == "tornado":
-                results[name] = crawl_tornado(base, work, args.tornado_pages)
-            else:
-                results[name] = crawl_scrapy(base, work, args.scrapy_pages)
-            log(f"{name}: {json.dumps(results[name])}")
+        rounds = {name: [] for name in only}
+        for r in range(args.rounds):
+            for name in only:
+                log(f"round {r + 1} of {args.rounds}: crawling with {name}")
+                # Each run in a directory of its own, removed after it (wget2 saves every page).
+                run_dir = os.path.join(work, f"{name}-{r}")
+                os.makedirs(run_dir)
+                if name == "squall":
+                    run_figures = crawl_squall(squall, base, run_dir, expected)
+                elif name == "wget2":
+                    run_figures = crawl_wget2(base, run_dir)
+                elif name == "tornado":
+                    run_figures = crawl_tornado(base, run_dir, args.tornado_pages)
+                else:
+                    run_figures = crawl_scrapy(base, run_dir, args.scrapy_pages)
+                shutil.rmtree(run_dir, ignore_errors=True)
+                rounds[name].append(run_figures)
+                log(f"{name}: {json.dumps(run_figures)}")
+        results = {name: median_figures(runs) for name, runs in rounds.items()}
     except BenchError as e:
         sys.exit(f"crawl bench: {e}")
     finally:

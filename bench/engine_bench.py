@@ -16,7 +16,8 @@ serves it with nginx pinned to core 1, then runs, pinned to core 0, concurrency 
             site's root, with the engine's SQLite store and JSON lines export
   scrapy    bench/engine_scrapy.py: a Spider doing the same with response.css, exporting its
             items as JSON lines (capped at --scrapy-pages, about 50 pages/s)
-Reported per crawler: pages/s, CPU microseconds (user + system) per page, peak RSS. Both select
+Reported per crawler: pages/s, CPU microseconds (user + system) per page, peak RSS, each the
+median of --rounds alternating rounds (3 by default) of the two. Both select
 on a libxml2 tree (parsel through lxml), but squall builds that tree from its own tokenizer for
 UTF-8 pages (src/crawl/html_tree_builder.h) in about a fifth of libxml2's parse, so the parse is
 no floor: the engine's per-task work and the selection are most of squall's CPU a page.
@@ -55,41 +56,44 @@ def log(message):
     print(f"engine bench: {message}", file=sys.stderr, flush=True)
 
 
-def project_part(build, pages, scrapy_pages):
-    """The handler project and the Scrapy spider on one generated site: {name: figures}."""
+def project_part(build, pages, scrapy_pages, rounds):
+    """The handler project and the Scrapy spider on one generated site, in `rounds` alternating
+    rounds: {name: the median of its rounds' figures}."""
     tool = os.path.abspath(os.path.join(build, "bench", "engine_project"))
     if not os.path.exists(tool):
         sys.exit(f"engine bench: {tool} is missing; build the engine_project target")
     work = tempfile.mkdtemp(prefix="squall-engine-bench-", dir=crawl_bench.scratch_dir())
     nginx = None
-    results = {}
+    runs = {"squall": [], "scrapy": []}
     try:
         base, nginx, _ = crawl_bench.serve_site(work, pages)
-        log("crawling with squall's handler project")
-        run = crawl_bench.Run("squall", [tool, base, "--store", os.path.join(work, "p.db"),
-                                         "--jsonl", os.path.join(work, "p.jsonl"),
-                                         "--concurrency", "64"], work, limit=600)
-        if run.status != 0:
-            raise BenchError(f"engine_project exited with {run.status}:\n{run.stderr[-2000:]}")
-        results["squall"] = crawl_bench.figures(run, run.last_json()["pages"])
-        log(f"squall: {json.dumps(results['squall'])}")
-        log("crawling with Scrapy")
-        run = crawl_bench.Run("scrapy", [crawl_bench.DEBIAN_PYTHON,
-                                         os.path.join(HERE, "engine_scrapy.py"), base,
-                                         "--jsonl", os.path.join(work, "s.jsonl"),
-                                         "--concurrency", "64", "--max-pages",
-                                         str(scrapy_pages)], work, limit=600)
-        if run.status != 0:
-            raise BenchError(f"engine_scrapy.py exited with {run.status}:\n{run.stderr[-2000:]}")
-        results["scrapy"] = crawl_bench.figures(run, run.last_json()["responses"])
-        log(f"scrapy: {json.dumps(results['scrapy'])}")
+        for r in range(rounds):
+            log(f"round {r + 1} of {rounds}: crawling with squall's handler project")
+            run = crawl_bench.Run("squall", [tool, base, "--store", os.path.join(work, "p.db"),
+                                             "--jsonl", os.path.join(work, "p.jsonl"),
+                                             "--concurrency", "64"], work, limit=600)
+            if run.status != 0:
+                raise BenchError(f"engine_project exited with {run.status}:\n{run.stderr[-2000:]}")
+            runs["squall"].append(crawl_bench.figures(run, run.last_json()["pages"]))
+            log(f"squall: {json.dumps(runs['squall'][-1])}")
+            log(f"round {r + 1} of {rounds}: crawling with Scrapy")
+            run = crawl_bench.Run("scrapy", [crawl_bench.DEBIAN_PYTHON,
+                                             os.path.join(HERE, "engine_scrapy.py"), base,
+                                             "--jsonl", os.path.join(work, "s.jsonl"),
+                                             "--concurrency", "64", "--max-pages",
+                                             str(scrapy_pages)], work, limit=600)
+            if run.status != 0:
+                raise BenchError(
+                    f"engine_scrapy.py exited with {run.status}:\n{run.stderr[-2000:]}")
+            runs["scrapy"].append(crawl_bench.figures(run, run.last_json()["responses"]))
+            log(f"scrapy: {json.dumps(runs['scrapy'][-1])}")
     except BenchError as e:
         sys.exit(f"engine bench: {e}")
     finally:
         if nginx is not None:
             stop(nginx)
         shutil.rmtree(work, ignore_errors=True)
-    return results
+    return {name: crawl_bench.median_figures(figures) for name, figures in runs.items()}
 
 
 PYQUERY_PROJECT = """
@@ -192,11 +196,13 @@ def main():
                     help="pages in the project part's generated site")
     ap.add_argument("--scrapy-pages", type=int, default=2_000, help="Scrapy's cap")
     ap.add_argument("--only", default="scale,project,python", help="the parts to run")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="the project part's alternating rounds; each figure is their median")
     args = ap.parse_args()
     parts = set(args.only.split(","))
     cases = []
     if "project" in parts:
-        results = project_part(args.build, args.site_pages, args.scrapy_pages)
+        results = project_part(args.build, args.site_pages, args.scrapy_pages, args.rounds)
         cases += crawl_bench.crawl_cases(
             f"handler project extracting title and links with selectors, "
             f"{args.site_pages}-page site, concurrency 64", results)
