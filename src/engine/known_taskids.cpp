@@ -61,6 +61,12 @@ bool KnownTaskids::contains_hash(uint64_t h) const noexcept {
   }
 }
 
+void KnownTaskids::prefetch(std::string_view taskid) const noexcept {
+  const uint64_t h = slot_of(SeenSet::hash(taskid));
+  const Table& t = tables_[h >> 56];
+  if (!t.slots.empty()) __builtin_prefetch(&t.slots[h & (t.slots.size() - 1)]);
+}
+
 void KnownTaskids::grow(Table& t) {
   std::vector<uint64_t> old = std::move(t.slots);
   t.slots.assign(old.empty() ? kFirstSlots : old.size() * 2, 0);

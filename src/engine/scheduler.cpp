@@ -1,6 +1,7 @@
 // Scheduler: windows over the store's two orders, tokens for work in flight, counters.
 #include "squall/engine/scheduler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <utility>
@@ -302,10 +303,24 @@ Task<void> Scheduler::place(ProjectState& p, QueuedTask queued) {
 
 Task<RequestCounts> Scheduler::request(std::vector<CrawlTask> tasks) {
   RequestCounts counts;
-  for (CrawlTask& task : tasks) {
+  // Most batches are one project's: the last one found is kept (projects are never removed).
+  ProjectState* last = nullptr;
+  auto project_of = [&](const std::string& name) {
+    if (!last || last->info.name != name) last = find(name);
+    return last;
+  };
+  // The known set's slot of the task a few ahead is loaded while this one is judged.
+  constexpr size_t kAhead = 8;
+  auto prefetch = [&](const CrawlTask& t) {
+    if (ProjectState* p = project_of(t.project)) p->known.prefetch(t.taskid);
+  };
+  for (size_t i = 0; i < std::min(kAhead, tasks.size()); ++i) prefetch(tasks[i]);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (i + kAhead < tasks.size()) prefetch(tasks[i + kAhead]);
+    CrawlTask& task = tasks[i];
     // Most of a page's follows are taskids the project knows, with no rule that could restart
     // them: dropped here, without a handle() frame each.
-    ProjectState* p = find(task.project);
+    ProjectState* p = project_of(task.project);
     if (p && p->info.active() && p->drops_known(task)) {
       ++counts.dropped;
       continue;
