@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,11 +58,11 @@ class HeldRows {
  public:
   explicit HeldRows(size_t width) : width_(width) {}
 
-  void operator()(std::nullptr_t) { values_.push_back({Kind::Null}); }
-  void operator()(int64_t v) { values_.push_back({Kind::Integer, v}); }
-  void operator()(double v) { values_.push_back({Kind::Real, 0, v}); }
+  void operator()(std::nullptr_t) { values_.push_back({Kind::Null, {}}); }
+  void operator()(int64_t v) { values_.push_back({Kind::Integer, {.integer = v}}); }
+  void operator()(double v) { values_.push_back({Kind::Real, {.real = v}}); }
   void operator()(std::string_view v) {
-    values_.push_back({Kind::Text, 0, 0, text_.size(), v.size()});
+    values_.push_back(text_value(text_.size(), v.size()));
     text_.append(v);
   }
   void operator()(const JsonText& dict) {
@@ -72,12 +73,12 @@ class HeldRows {
   }
   void operator()(const TaskDict& dict) {
     if (dict.empty()) {
-      values_.push_back({Kind::Null});
+      (*this)(nullptr);
       return;
     }
     size_t at = text_.size();
     dict.append_text(text_);
-    values_.push_back({Kind::Text, 0, 0, at, text_.size() - at});
+    values_.push_back(text_value(at, text_.size() - at));
   }
 
   // Rows whose `width` values have all been given.
@@ -100,7 +101,7 @@ class HeldRows {
           s.bind(param, v.real);
           break;
         case Kind::Text:
-          s.bind(param, std::string_view(text_).substr(v.at, v.size));
+          s.bind(param, std::string_view(text_).substr(v.text.at, v.text.size));
           break;
       }
     }
@@ -114,12 +115,20 @@ class HeldRows {
 
  private:
   enum class Kind : uint8_t { Null, Integer, Real, Text };
-  struct Value {
+  struct Value {  // 16 bytes: a row of tasks holds 19
     Kind kind;
-    int64_t integer = 0;
-    double real = 0;
-    size_t at = 0, size = 0;  // where its text is in text_
+    union {
+      int64_t integer;
+      double real;
+      struct {
+        uint32_t at, size;  // where its text is in text_
+      } text;
+    };
   };
+  static Value text_value(size_t at, size_t size) {
+    if (at + size > UINT32_MAX) throw std::length_error("held rows: more than 4 GiB of text");
+    return {Kind::Text, {.text = {static_cast<uint32_t>(at), static_cast<uint32_t>(size)}}};
+  }
 
   size_t width_;
   std::vector<Value> values_;
