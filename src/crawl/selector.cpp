@@ -314,7 +314,12 @@ SelectorList SelectorList::select(const Selector* contexts, size_t count, std::s
       for (size_t i = 0; i < count && all_walkable; ++i) all_walkable = walkable(contexts[i]);
       if (all_walkable) {
         // The nodes first, so that the selectors are made once each, in a vector of their size.
-        std::vector<std::pair<const Selector*, xmlNodePtr>> found;
+        // The list of them is the thread's, kept from call to call (no walk calls select)
+        // unless a page of many made it large.
+        constexpr size_t kKeptFound = 4096;
+        thread_local std::vector<std::pair<const Selector*, xmlNodePtr>> found;
+        if (found.capacity() > kKeptFound) found = {};
+        found.clear();
         for (size_t i = 0; i < count; ++i) {
           const Selector* context = &contexts[i];
           walk_names(as_node(context->node_), *walk,
@@ -409,6 +414,7 @@ std::optional<std::string> SelectorList::attr(std::string_view name) const {
 
 std::vector<Url> SelectorList::links() const {
   std::vector<Url> out;
+  out.reserve(selectors_.size());  // a list of <a> elements has a link each
   for (const Selector& s : selectors_) s.add_links(out);
   return out;
 }
