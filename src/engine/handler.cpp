@@ -345,20 +345,24 @@ void Handler::collect(const CrawlTask* current, const std::string* base_url,
 
 void Handler::crawl(std::string_view url, const json& kwargs) {
   if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
-  out_->follows.push_back(make_task(url, kwargs));
-  hand_on_when_full();
+  add_follow(make_task(url, kwargs));
 }
 
 void Handler::crawl(const Url& url, const json& kwargs) {
   if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
-  out_->follows.push_back(make_task(url, kwargs));
-  hand_on_when_full();
+  add_follow(make_task(url, kwargs));
 }
 
 void Handler::crawl(CrawlTask task) {
   if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
   if (task.project.empty()) task.project = project_;
   if (task.taskid.empty()) task.taskid = get_taskid(task);
+  add_follow(std::move(task));
+}
+
+void Handler::add_follow(CrawlTask task) {
+  // Follows come by the dozen (a page's links): room for some at once, not grown one by one.
+  if (out_->follows.capacity() == 0) out_->follows.reserve(16);
   out_->follows.push_back(std::move(task));
   hand_on_when_full();
 }

@@ -250,7 +250,8 @@ ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched, Spill* spil
     result.reset();
   }
 
-  for (CrawlTask& f : produced.follows) out.follows.push_back(std::move(f));
+  const size_t follows = produced.follows.size();
+  out.follows = std::move(produced.follows);
   for (auto& [to, message] : produced.messages)
     out.follows.push_back(message_task(handler_.project(), to, message));
   if (ok && result && !result->is_null())
@@ -259,7 +260,7 @@ ProcessOutput Processor::run(const Dispatch& d, FetchResult fetched, Spill* spil
   std::string process_part;
   JsonObjectWriter process(process_part);
   process.string_or_null("exception", exception)
-      .integer("follows", static_cast<int64_t>(produced.handed_follows + produced.follows.size()))
+      .integer("follows", static_cast<int64_t>(produced.handed_follows + follows))
       .string("logs", joined_logs(produced.logs))
       .integer("messages",
                static_cast<int64_t>(produced.handed_messages + produced.messages.size()))

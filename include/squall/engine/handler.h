@@ -182,6 +182,7 @@ class Handler {
 
  private:
   CrawlTask make_task(std::string_view url, UrlResult parsed, const nlohmann::json& kwargs) const;
+  void add_follow(CrawlTask task);
   void hand_on_when_full();
 
   std::string project_;
