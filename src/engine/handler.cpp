@@ -207,17 +207,21 @@ const Handler::Callback* Handler::find_callback(const std::string& name,
 }
 
 CrawlTask Handler::make_task(std::string_view url, const json& kwargs) const {
-  return make_task(url, Url::parse(url, base_url_), kwargs);
+  CrawlTask t;
+  fill_task(t, url, Url::parse(url, base_url_), kwargs);
+  return t;
 }
 
 CrawlTask Handler::make_task(const Url& url, const json& kwargs) const {
-  return make_task(url.href(), UrlResult(url), kwargs);
+  CrawlTask t;
+  fill_task(t, url.href(), UrlResult(url), kwargs);
+  return t;
 }
 
-CrawlTask Handler::make_task(std::string_view url, UrlResult parsed, const json& kwargs) const {
+void Handler::fill_task(CrawlTask& t, std::string_view url, UrlResult parsed,
+                        const json& kwargs) const {
   if (!kwargs.is_object())
     throw Error(ErrorKind::InvalidArgument, "crawl() keywords must be an object");
-  CrawlTask t;
   t.project = project_;
   // The keywords are crawl_config's under the call's own, taken in one walk over the two
   // (both sorted by name) rather than merged into a copy: a crawl() per link is common, and
@@ -316,7 +320,6 @@ CrawlTask Handler::make_task(std::string_view url, UrlResult parsed, const json&
         JsonText(json{{"process", {{"ok", false}, {"exception", "unparsable URL: " + target}}}});
   }
   if (t.taskid.empty()) t.taskid = get_taskid(t);
-  return t;
 }
 
 void Handler::collect(const CrawlTask* current, const std::string* base_url,
@@ -344,26 +347,34 @@ void Handler::collect(const CrawlTask* current, const std::string* base_url,
 }
 
 void Handler::crawl(std::string_view url, const json& kwargs) {
-  if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
-  add_follow(make_task(url, kwargs));
+  add_follow([&](CrawlTask& t) { fill_task(t, url, Url::parse(url, base_url_), kwargs); });
 }
 
 void Handler::crawl(const Url& url, const json& kwargs) {
-  if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
-  add_follow(make_task(url, kwargs));
+  add_follow([&](CrawlTask& t) { fill_task(t, url.href(), UrlResult(url), kwargs); });
 }
 
 void Handler::crawl(CrawlTask task) {
-  if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
-  if (task.project.empty()) task.project = project_;
-  if (task.taskid.empty()) task.taskid = get_taskid(task);
-  add_follow(std::move(task));
+  add_follow([&](CrawlTask& t) {
+    t = std::move(task);
+    if (t.project.empty()) t.project = project_;
+    if (t.taskid.empty()) t.taskid = get_taskid(t);
+  });
 }
 
-void Handler::add_follow(CrawlTask task) {
-  // Follows come by the dozen (a page's links): room for some at once, not grown one by one.
-  if (out_->follows.capacity() == 0) out_->follows.reserve(16);
-  out_->follows.push_back(std::move(task));
+template <class Fill>
+void Handler::add_follow(Fill fill) {
+  if (!out_) throw Error(ErrorKind::InvalidState, "crawl() is for callbacks and hooks");
+  // Made in place at the end of the follows, which come by the dozen (a page's links): room for
+  // some at once, not grown one by one.
+  std::vector<CrawlTask>& follows = out_->follows;
+  if (follows.capacity() == 0) follows.reserve(16);
+  try {
+    fill(follows.emplace_back());
+  } catch (...) {
+    follows.pop_back();  // a follow whose keywords are wrong is none: the error is the caller's
+    throw;
+  }
   hand_on_when_full();
 }
 

@@ -81,6 +81,7 @@ TEST(Response, RaiseForStatusAndJsonSayWhatIsWrong) {
 class Probe : public Handler {
  public:
   Probe() : Handler("probe") {}
+  using Handler::crawl;
 };
 
 TEST(Handler, CrawlKeywordsGoToScheduleFetchAndProcess) {
@@ -177,6 +178,31 @@ TEST(Handler, AParsedUrlIsTakenAsItIsWithTheKeywordsAStringWouldHave) {
   UrlResult mail = Url::parse("mailto:a@h.test");
   ASSERT_TRUE(mail.ok());
   EXPECT_EQ(h.make_task(*mail, json::object()).status, TaskStatus::Bad);
+}
+
+TEST(Handler, ACrawlWithAWrongKeywordThrowsAndLeavesTheFollowsBeforeIt) {
+  Probe h;
+  Handler::Output out;
+  CrawlTask current = CrawlTask::for_url("probe", "http://h.test/list/");
+  std::string base = current.url;
+  EXPECT_THROW(h.collect(
+                   &current, &base,
+                   [&] {
+                     h.crawl("a", {{"callback", "page"}});
+                     UrlResult b = Url::parse("http://h.test/b");
+                     h.crawl(*b, {{"callback", "page"}});
+                     h.crawl("c", {{"retries", "three"}});
+                   },
+                   out),
+               Error);
+  ASSERT_EQ(out.follows.size(), 2u);
+  EXPECT_EQ(out.follows[0].url, "http://h.test/list/a");
+  EXPECT_EQ(out.follows[0].project, "probe");
+  EXPECT_EQ(out.follows[0].taskid, default_taskid("http://h.test/list/a"));
+  EXPECT_EQ(out.follows[1].url, "http://h.test/b");
+  EXPECT_EQ(out.follows[1].callback(), "page");
+  // Outside a callback there is nothing to add follows to.
+  EXPECT_THROW(h.crawl("http://h.test/", json::object()), Error);
 }
 
 TEST(Handler, AnUnparsableUrlBecomesABadTaskWithTheReason) {

@@ -181,8 +181,11 @@ class Handler {
   const CrawlTask& task() const;
 
  private:
-  CrawlTask make_task(std::string_view url, UrlResult parsed, const nlohmann::json& kwargs) const;
-  void add_follow(CrawlTask task);
+  void fill_task(CrawlTask& t, std::string_view url, UrlResult parsed,
+                 const nlohmann::json& kwargs) const;
+  // Adds a follow that `fill` makes, in place, then hands the follows on when they are a batch.
+  template <class Fill>
+  void add_follow(Fill fill);
   void hand_on_when_full();
 
   std::string project_;
