@@ -22,7 +22,9 @@
 //   robots_txt, save, fetch_type, js_script, js_run_at, js_viewport_width, js_viewport_height,
 //   load_images), callback and taskid. `crawl_config` is merged under them. An unknown keyword,
 //   or a value of the wrong type, throws squall::Error (InvalidArgument) naming it. A relative
-//   URL is resolved against the current response's URL.
+//   URL is resolved against the current response's URL; a Url (a selector's links()) is taken
+//   as it is. Keywords that are the same for every follow are best built once, as a member:
+//   a JSON object is a tree of allocations.
 // - A callback's returned object is the task's result (upserted by taskid); nullopt returns
 //   none. A callback that throws fails its task (the message is kept in its track), and the
 //   scheduler's retry rules apply; so does a response whose status is not 2xx (or a 304 to a
