@@ -12,19 +12,20 @@ TaskDict TaskDict::of_text(std::string text) {
 }
 
 const nlohmann::json& TaskDict::json() const {
-  if (value_.is_object()) return value_;
+  // (An object edit() gave may have been made something else: that reads as {} too.)
+  if (value_ && value_->is_object()) return *value_;
   value_ = text_.empty() ? nlohmann::json::object() : parse_json_object(text_);
-  return value_;
+  return *value_;
 }
 
 nlohmann::json& TaskDict::edit() {
   json();
   text_.clear();
-  return value_;
+  return *value_;
 }
 
 bool TaskDict::empty() const {
-  return text_.empty() && (!value_.is_object() || value_.empty());
+  return text_.empty() && (!value_ || !value_->is_object() || value_->empty());
 }
 
 void TaskDict::append_text(std::string& out) const {

@@ -58,6 +58,12 @@ TEST(TaskDict, EmptyTextAnEmptyObjectAndAnythingButAnObjectAreAllEmpty) {
   // Text that is not an object reads as {}, as a stored dict always did.
   EXPECT_EQ(TaskDict::of_text("[1,2]").json(), json::object());
   EXPECT_EQ(TaskDict::of_text("{\"cut").json(), json::object());
+  // So does an object changed into something else.
+  TaskDict changed = TaskDict::of_text(R"({"a":1})");
+  changed.edit() = 5;
+  EXPECT_TRUE(changed.empty());
+  EXPECT_EQ(changed.json(), json::object());
+  EXPECT_EQ(text_of(changed), "{}");
   TaskDict made = {{"callback", "index_page"}};
   EXPECT_EQ(made.value("callback", ""), "index_page");
   EXPECT_EQ(text_of(made), R"({"callback":"index_page"})");

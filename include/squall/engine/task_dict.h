@@ -16,6 +16,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -27,9 +28,11 @@ class TaskDict {
  public:
   TaskDict() = default;  // {}
   // `object`; anything but an object reads as {}.
-  TaskDict(nlohmann::json object) : value_(std::move(object)) {}  // NOLINT: implicit
+  TaskDict(nlohmann::json object) {  // NOLINT: implicit
+    if (object.is_object()) value_.emplace(std::move(object));
+  }
   TaskDict(std::initializer_list<nlohmann::detail::json_ref<nlohmann::json>> init)
-      : value_(nlohmann::json(init)) {}
+      : TaskDict(nlohmann::json(init)) {}
   // The dict whose JSON text is `text`, read when first used; "" and "{}" are {}.
   static TaskDict of_text(std::string text);
 
@@ -87,8 +90,9 @@ class TaskDict {
   friend void to_json(nlohmann::json& out, const TaskDict& d) { out = d.json(); }
 
  private:
-  // The object; null while only the text has been given (or for {}).
-  mutable nlohmann::json value_;
+  // The object, once read or given (none while only the text has been, or for {}: most tasks
+  // are moved from stage to stage and freed without it, and an absent one costs nothing).
+  mutable std::optional<nlohmann::json> value_;
   // The text it was made from, or "" once made from (or changed to) an object.
   std::string text_;
 };
