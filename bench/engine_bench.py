@@ -56,6 +56,20 @@ def log(message):
     print(f"engine bench: {message}", file=sys.stderr, flush=True)
 
 
+def crawl_scrapy(base, work, scrapy_pages):
+    """bench/engine_scrapy.py over the site at `base`, capped at `scrapy_pages`: its figures."""
+    run = crawl_bench.Run("scrapy", [crawl_bench.DEBIAN_PYTHON,
+                                     os.path.join(HERE, "engine_scrapy.py"), base,
+                                     "--jsonl", os.path.join(work, "s.jsonl"),
+                                     "--concurrency", "64", "--max-pages", str(scrapy_pages)],
+                          work, limit=600)
+    if run.status != 0:
+        raise BenchError(f"engine_scrapy.py exited with {run.status}:\n{run.stderr[-2000:]}")
+    figures = crawl_bench.figures(run, run.last_json()["responses"])
+    log(f"scrapy: {json.dumps(figures)}")
+    return figures
+
+
 def project_part(build, pages, scrapy_pages, rounds):
     """The handler project and the Scrapy spider on one generated site, in `rounds` alternating
     rounds: {name: the median of its rounds' figures}."""
@@ -77,16 +91,7 @@ def project_part(build, pages, scrapy_pages, rounds):
             runs["squall"].append(crawl_bench.figures(run, run.last_json()["pages"]))
             log(f"squall: {json.dumps(runs['squall'][-1])}")
             log(f"round {r + 1} of {rounds}: crawling with Scrapy")
-            run = crawl_bench.Run("scrapy", [crawl_bench.DEBIAN_PYTHON,
-                                             os.path.join(HERE, "engine_scrapy.py"), base,
-                                             "--jsonl", os.path.join(work, "s.jsonl"),
-                                             "--concurrency", "64", "--max-pages",
-                                             str(scrapy_pages)], work, limit=600)
-            if run.status != 0:
-                raise BenchError(
-                    f"engine_scrapy.py exited with {run.status}:\n{run.stderr[-2000:]}")
-            runs["scrapy"].append(crawl_bench.figures(run, run.last_json()["responses"]))
-            log(f"scrapy: {json.dumps(runs['scrapy'][-1])}")
+            runs["scrapy"].append(crawl_scrapy(base, work, scrapy_pages))
     except BenchError as e:
         sys.exit(f"engine bench: {e}")
     finally:
@@ -169,15 +174,7 @@ def python_part(build, pages, scrapy_pages):
                 os.path.join(work, stem + ".db")))
             log(f"{name}: {json.dumps(results[name])}")
         log("crawling with Scrapy")
-        run = crawl_bench.Run("scrapy", [crawl_bench.DEBIAN_PYTHON,
-                                         os.path.join(HERE, "engine_scrapy.py"), base,
-                                         "--jsonl", os.path.join(work, "s.jsonl"),
-                                         "--concurrency", "64", "--max-pages",
-                                         str(scrapy_pages)], work, limit=600)
-        if run.status != 0:
-            raise BenchError(f"engine_scrapy.py exited with {run.status}:\n{run.stderr[-2000:]}")
-        results["scrapy"] = crawl_bench.figures(run, run.last_json()["responses"])
-        log(f"scrapy: {json.dumps(results['scrapy'])}")
+        results["scrapy"] = crawl_scrapy(base, work, scrapy_pages)
     except BenchError as e:
         sys.exit(f"engine bench: {e}")
     finally:
