@@ -245,9 +245,7 @@ void Handler::fill_task(CrawlTask& t, std::string_view url, UrlResult parsed,
       const std::string& callback = value.get_ref<const std::string&>();
       std::string process;
       process.reserve(callback.size() + 16);
-      process += R"({"callback":)";
-      append_json_string(process, callback);
-      process += '}';
+      JsonObjectWriter(process).string("callback", callback).end();
       t.process = TaskDict::of_text(std::move(process));
     } else if (k->name == "taskid") {
       t.taskid = value.get<std::string>();

@@ -1,6 +1,7 @@
 // MD5, as RFC 1321 specifies it: four rounds of sixteen steps over each 64-byte block.
 #include "md5.h"
 
+#include <bit>
 #include <cstring>
 
 namespace squall::detail {
@@ -21,10 +22,6 @@ constexpr uint32_t kSine[64] = {
 // The left rotations of each round's four steps.
 constexpr int kShift[4][4] = {{7, 12, 17, 22}, {5, 9, 14, 20}, {4, 11, 16, 23}, {6, 10, 15, 21}};
 
-constexpr uint32_t rotl(uint32_t x, int n) {
-  return (x << n) | (x >> (32 - n));
-}
-
 uint32_t load_le32(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
 }
@@ -42,7 +39,7 @@ struct State {
       A = D;
       D = C;
       C = B;
-      B = B + rotl(sum, shift);
+      B = B + std::rotl(sum, shift);
     };
 #pragma GCC unroll 16
     for (int i = 0; i < 16; ++i) step((B & C) | (~B & D), i, i, kShift[0][i % 4]);
