@@ -61,8 +61,8 @@ bool KnownTaskids::contains_hash(uint64_t h) const noexcept {
   }
 }
 
-void KnownTaskids::prefetch(std::string_view taskid) const noexcept {
-  const uint64_t h = slot_of(SeenSet::hash(taskid));
+void KnownTaskids::prefetch_hash(uint64_t h) const noexcept {
+  h = slot_of(h);
   const Table& t = tables_[h >> 56];
   if (!t.slots.empty()) __builtin_prefetch(&t.slots[h & (t.slots.size() - 1)]);
 }

@@ -2,11 +2,13 @@
 #include "squall/engine/scheduler.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <deque>
 #include <utility>
 
 #include "squall/core/log.h"
+#include "squall/crawl/seen.h"
 #include "squall/engine/known_taskids.h"
 
 namespace squall {
@@ -179,7 +181,11 @@ struct Scheduler::ProjectState {
   bool busy(const std::string& taskid) const { return in_work.count(taskid) != 0; }
   // A request the project drops unread: its taskid is known, and no rule could restart it.
   bool drops_known(const CrawlTask& task) const {
-    return !may_restart(task.schedule) && known.contains(task.taskid);
+    return drops_known(task, SeenSet::hash(task.taskid));
+  }
+  // The same, given the taskid's hash (KnownTaskids::contains_hash).
+  bool drops_known(const CrawlTask& task, uint64_t hash) const {
+    return !may_restart(task.schedule) && known.contains_hash(hash);
   }
 
   void count(CounterKind event, double now) {
@@ -309,19 +315,24 @@ Task<RequestCounts> Scheduler::request(std::vector<CrawlTask> tasks) {
     if (!last || last->info.name != name) last = find(name);
     return last;
   };
-  // The known set's slot of the task a few ahead is loaded while this one is judged.
+  // The known set's slot of the task a few ahead is loaded while this one is judged; its hash
+  // is kept (task j's at j % kAhead) for the lookup.
   constexpr size_t kAhead = 8;
-  auto prefetch = [&](const CrawlTask& t) {
-    if (ProjectState* p = project_of(t.project)) p->known.prefetch(t.taskid);
+  std::array<uint64_t, kAhead> hashes{};
+  auto prefetch = [&](size_t j) {
+    uint64_t& h = hashes[j % kAhead];
+    h = SeenSet::hash(tasks[j].taskid);
+    if (ProjectState* p = project_of(tasks[j].project)) p->known.prefetch_hash(h);
   };
-  for (size_t i = 0; i < std::min(kAhead, tasks.size()); ++i) prefetch(tasks[i]);
+  for (size_t i = 0; i < std::min(kAhead, tasks.size()); ++i) prefetch(i);
   for (size_t i = 0; i < tasks.size(); ++i) {
-    if (i + kAhead < tasks.size()) prefetch(tasks[i + kAhead]);
+    const uint64_t hash = hashes[i % kAhead];
+    if (i + kAhead < tasks.size()) prefetch(i + kAhead);
     CrawlTask& task = tasks[i];
     // Most of a page's follows are taskids the project knows, with no rule that could restart
     // them: dropped here, without a handle() frame each.
     ProjectState* p = project_of(task.project);
-    if (p && p->info.active() && p->drops_known(task)) {
+    if (p && p->info.active() && p->drops_known(task, hash)) {
       ++counts.dropped;
       continue;
     }

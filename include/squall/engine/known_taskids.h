@@ -26,9 +26,9 @@ class KnownTaskids {
   // two share a slot, as any two taskids whose hashes agree do.
   bool insert_hash(uint64_t h);
   bool contains_hash(uint64_t h) const noexcept;
-  // Starts loading the slot where `taskid` would be into the cache, for a lookup soon after: at
-  // 10 M taskids every lookup is a cache miss, which a caller with a batch to judge can overlap.
-  void prefetch(std::string_view taskid) const noexcept;
+  // Starts loading the slot of the hash `h` into the cache, for a lookup soon after: at 10 M
+  // taskids every lookup is a cache miss, which a caller with a batch to judge can overlap.
+  void prefetch_hash(uint64_t h) const noexcept;
   size_t size() const noexcept { return size_; }
   // Bytes the tables hold.
   size_t memory() const noexcept;
