@@ -505,17 +505,21 @@ JsonLinesWriter JsonLinesWriter::open(const std::string& path, bool links) {
   if (!file)
     throw Error(ErrorKind::System,
                 "cannot open " + path + " for JSON lines: " + std::strerror(errno));
-  // A line is a few hundred bytes: stdio's default buffer would make a write(2) every ten
-  // pages, where the crawl flushes at each commit anyway.
-  std::setvbuf(file, nullptr, _IOFBF, size_t{1} << 16);
-  return JsonLinesWriter(file, true, links);
+  // A line is a few hundred bytes: stdio's default buffer (the file system's block, 4 KiB)
+  // would make a write(2) every ten pages, where the crawl flushes at each commit anyway. The
+  // buffer is given: glibc ignores the size when setvbuf is to allocate it.
+  JsonLinesWriter w(file, true, links);
+  w.buffer_ = std::make_unique<char[]>(kBufferSize);
+  std::setvbuf(file, w.buffer_.get(), _IOFBF, kBufferSize);
+  return w;
 }
 
 JsonLinesWriter::JsonLinesWriter(JsonLinesWriter&& other) noexcept
     : file_(std::exchange(other.file_, nullptr)),
       owned_(std::exchange(other.owned_, false)),
       links_(other.links_),
-      line_(std::move(other.line_)) {}
+      line_(std::move(other.line_)),
+      buffer_(std::move(other.buffer_)) {}
 
 JsonLinesWriter& JsonLinesWriter::operator=(JsonLinesWriter&& other) noexcept {
   if (this != &other) {
@@ -524,6 +528,7 @@ JsonLinesWriter& JsonLinesWriter::operator=(JsonLinesWriter&& other) noexcept {
     owned_ = std::exchange(other.owned_, false);
     links_ = other.links_;
     line_ = std::move(other.line_);
+    buffer_ = std::move(other.buffer_);
   }
   return *this;
 }
@@ -535,6 +540,7 @@ JsonLinesWriter::~JsonLinesWriter() {
 void JsonLinesWriter::close() noexcept {
   if (file_ && owned_) std::fclose(file_);
   file_ = nullptr;
+  buffer_.reset();  // stdio's buffer: after the file that wrote from it
 }
 
 // A general JSON library cost the crawl a sixth of its CPU: this runs for every page.

@@ -322,6 +322,31 @@ TEST(JsonLines, TheOffsetAfterFlushIsTheFileLengthAndTheFileIsAppendedTo) {
   EXPECT_TRUE(contents.ends_with("}\n")) << contents;
 }
 
+TEST(JsonLines, LinesAreWrittenToTheFileInBlocksOf64KiBUntilAFlush) {
+  TempDir dir;
+  std::string path = (dir.path() / "out.jsonl").string();
+  JsonLinesWriter opened = JsonLinesWriter::open(path);
+  JsonLinesWriter out = std::move(opened);  // its buffer goes with the file
+  size_t written = 0;
+  int lines = 0;
+  auto write_until = [&](size_t bytes) {
+    while (written < bytes) {
+      CrawledPage p = page_of("http://h/" + std::to_string(lines++));
+      std::string line;
+      append_page_line(line, p, 0, false);
+      written += line.size();
+      out.write(p, 0);
+    }
+  };
+  // Past stdio's default buffer for a file (its 4 KiB block) and short of 64 KiB.
+  write_until(32 * 1024);
+  EXPECT_EQ(test::read_file(path).size(), 0u);
+  write_until(80 * 1024);
+  EXPECT_EQ(test::read_file(path).size(), size_t{64} * 1024);
+  out.flush();
+  EXPECT_EQ(test::read_file(path).size(), written);
+}
+
 TEST(JsonLines, StandardOutputHasNoOffset) {
   JsonLinesWriter out = JsonLinesWriter::open("-");
   EXPECT_FALSE(out.offset());

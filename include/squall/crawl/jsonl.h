@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,6 +61,8 @@ class JsonLinesWriter {
   bool owned_ = false;  // opened here, closed here; false for standard output
   bool links_ = false;  // write each page's outlinks
   std::string line_;    // the line being written, reused
+  static constexpr size_t kBufferSize = size_t{1} << 16;
+  std::unique_ptr<char[]> buffer_;  // the file's stdio buffer (none for standard output)
 };
 
 // Appends the line of `page`, fetched at `fetched_at` (Unix time in milliseconds), newline
