@@ -27,6 +27,11 @@ SqliteStatement& SqliteStatement::bind(int i, std::string_view text) {
   return *this;
 }
 
+SqliteStatement& SqliteStatement::bind_static(int i, std::string_view text) {
+  sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+  return *this;
+}
+
 SqliteStatement& SqliteStatement::bind(int i, int64_t v) {
   sqlite3_bind_int64(stmt_, i, v);
   return *this;

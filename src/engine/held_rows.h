@@ -21,7 +21,8 @@
 namespace squall::detail {
 
 // Binds each value it is given to the next parameter, from `first`. `text` is a buffer for a
-// dict's JSON text, reused from dict to dict (SQLite copies what is bound).
+// dict's JSON text, reused from dict to dict (SQLite copies a dict's text; a view it is given
+// must stay as it is until the statement has run).
 class StatementBinder {
  public:
   StatementBinder(SqliteStatement& s, int first, std::string& text)
@@ -29,12 +30,12 @@ class StatementBinder {
   void operator()(std::nullptr_t) { s_.bind_null(next_++); }
   void operator()(int64_t v) { s_.bind(next_++, v); }
   void operator()(double v) { s_.bind(next_++, v); }
-  void operator()(std::string_view v) { s_.bind(next_++, v); }
+  void operator()(std::string_view v) { s_.bind_static(next_++, v); }
   void operator()(const JsonText& dict) {
     if (dict.empty())
       s_.bind_null(next_++);
     else
-      s_.bind(next_++, dict.text());
+      s_.bind_static(next_++, dict.text());
   }
   void operator()(const TaskDict& dict) {
     if (dict.empty()) {
@@ -100,8 +101,8 @@ class HeldRows {
         case Kind::Real:
           s.bind(param, v.real);
           break;
-        case Kind::Text:
-          s.bind(param, std::string_view(text_).substr(v.text.at, v.text.size));
+        case Kind::Text:  // not copied: the rows are cleared after their statements ran
+          s.bind_static(param, std::string_view(text_).substr(v.text.at, v.text.size));
           break;
       }
     }

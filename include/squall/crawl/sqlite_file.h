@@ -45,6 +45,9 @@ class SqliteStatement {
   // Parameters are numbered from 1. Text is copied.
   SqliteStatement& bind(int i, std::string_view text);
   SqliteStatement& bind(int i, const char* text) { return bind(i, std::string_view(text)); }
+  // Text that is not copied: it must stay as it is until the next run() or step() of this
+  // statement has ended, and a statement run again must be given that parameter again.
+  SqliteStatement& bind_static(int i, std::string_view text);
   SqliteStatement& bind(int i, int64_t v);
   SqliteStatement& bind(int i, int v) { return bind(i, static_cast<int64_t>(v)); }
   SqliteStatement& bind(int i, double v);
