@@ -516,6 +516,7 @@ Task<void> Scheduler::refill(ProjectState& p, double) {
 
 Task<std::vector<Dispatch>> Scheduler::select(size_t max) {
   std::vector<Dispatch> out;
+  out.reserve(std::min<size_t>(max, 64));  // not moved again as it grows
   double now = clock_();
   std::vector<ProjectState*> order;
   // Round-robin from the project whose turn it is.
@@ -553,7 +554,8 @@ Task<std::vector<Dispatch>> Scheduler::select(size_t max) {
       Dispatch d{q.task, token};
       d.task.fetch = std::move(fetch);
       d.task.process = std::move(process);
-      p->in_work[taskid] = ProjectState::InWork{token, std::move(q)};
+      if (auto [at, added] = p->in_work.try_emplace(taskid, token, std::move(q)); !added)
+        at->second = {token, std::move(q)};  // (not moved from: try_emplace found one)
       p->add_deadline({now + options_.processing_timeout, std::move(taskid), token});
       out.push_back(std::move(d));
       last_served = p->info.name;
