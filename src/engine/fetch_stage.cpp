@@ -238,7 +238,8 @@ Task<void> FetchStage::fetch_task(int64_t id, std::string host, std::optional<Ho
   if (!disallowed) {
     if (shared) keep_lease(id, *shared);
     try {
-      r = co_await fetcher_.fetch(it->second.dispatch.task);
+      const std::optional<Url>& url = it->second.url;
+      r = co_await fetcher_.fetch(it->second.dispatch.task, url ? &*url : nullptr);
     } catch (...) {
       kept_leases_.erase(id);
       --in_flight_;

@@ -100,7 +100,7 @@ http::HttpClient& Fetcher::client() {
   return options_.client ? *options_.client : *own_client_;
 }
 
-Task<FetchResult> Fetcher::fetch(const CrawlTask& task) {
+Task<FetchResult> Fetcher::fetch(const CrawlTask& task, const Url* url) {
   auto started = std::chrono::steady_clock::now();
   std::string fetch_type = fetch_field<std::string>(task.fetch, "fetch_type", "");
   FetchResult r;
@@ -127,15 +127,15 @@ Task<FetchResult> Fetcher::fetch(const CrawlTask& task) {
       r.save = task.fetch.value("save", json());
     }
   } else {
-    r = co_await fetch_http(task);
+    r = co_await fetch_http(task, url);
   }
   r.time = to_seconds(std::chrono::steady_clock::now() - started);
   co_return r;
 }
 
-Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task) {
+Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task, const Url* url) {
   const json& f = task.fetch;
-  UrlResult parsed = Url::parse(task.url);
+  UrlResult parsed = url ? UrlResult(*url) : Url::parse(task.url);
   if (!parsed || !parsed->is_http()) co_return failed(task, 599, "not an http(s) URL: " + task.url);
   http::HttpRequest req;
   req.parsed_url = *parsed;

@@ -98,7 +98,8 @@ class Fetcher {
   explicit Fetcher(FetcherOptions options = {});
   ~Fetcher();
 
-  [[nodiscard]] Task<FetchResult> fetch(const CrawlTask& task);
+  // `url`, when given, is the task's URL parsed already (the fetch stage's, by host).
+  [[nodiscard]] Task<FetchResult> fetch(const CrawlTask& task, const Url* url = nullptr);
 
   // The robots.txt at `url` (an origin's /robots.txt), fetched as RFC 9309 asks (at most
   // RobotsPolicy::kMaxRedirects redirects, the first kRobotsParseLimit bytes kept) with the user
@@ -111,7 +112,7 @@ class Fetcher {
   http::HttpClient& client();
   // Sends a request through prepare, the WARC and the client.
   Task<http::HttpResponse> send(const CrawlTask* task, http::HttpRequest req);
-  Task<FetchResult> fetch_http(const CrawlTask& task);
+  Task<FetchResult> fetch_http(const CrawlTask& task, const Url* url);
   Task<FetchResult> fetch_js(const CrawlTask& task);
   FetcherOptions options_;
   std::unique_ptr<http::HttpClient> own_client_;

@@ -181,6 +181,9 @@ class Handler {
   void log_line(std::string line);
   // The task being processed; throws squall::Error (InvalidState) outside a callback.
   const CrawlTask& task() const;
+  // The response's URL as the callback's crawl() calls resolve against it, parsed once; null
+  // outside a callback or when it does not parse.
+  const Url* response_url() const noexcept { return base_url_; }
 
  private:
   void fill_task(CrawlTask& t, std::string_view url, UrlResult parsed,
