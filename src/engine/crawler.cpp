@@ -734,10 +734,9 @@ std::optional<json> CrawlProject::page(Response& r) {
       ++summary.fetched;
       if (r.status_code >= 200 && r.status_code < 300) ++summary.succeeded;
     }
-    // The URL that answered: the one asked for, unless a redirect led elsewhere (parsed
-    // already when the response has it).
-    UrlResult answered =
-        !r.url.empty() && response_url() ? UrlResult(*response_url()) : Url::parse(page.final_url);
+    // The URL that answered: the one asked for, unless a redirect led elsewhere (the handler
+    // parsed the response's already; a response without one answered at the task's URL).
+    UrlResult answered = response_url() ? UrlResult(*response_url()) : Url::parse(page.final_url);
     if (answered && answered->dedup_key() != t.url && seen_.insert(answered->dedup_key())) {
       // A redirect's target is the same page: never fetched again on its own.
       CrawlTask done = page_task(std::string(answered->dedup_key()), page.depth, page.parent);

@@ -138,7 +138,7 @@ Task<FetchResult> Fetcher::fetch_http(const CrawlTask& task, const Url* url) {
   UrlResult parsed = url ? UrlResult(*url) : Url::parse(task.url);
   if (!parsed || !parsed->is_http()) co_return failed(task, 599, "not an http(s) URL: " + task.url);
   http::HttpRequest req;
-  req.parsed_url = *parsed;
+  req.parsed_url = std::move(*parsed);
   req.url = task.url;
   req.method = fetch_field<std::string>(f, "method", "GET");
   for (auto& [name, value] : detail::fetch_pairs(f, "headers")) req.headers.add(name, value);
